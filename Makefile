@@ -1,0 +1,195 @@
+# ibx — GNU Makefile.
+#
+#   make                      build everything into $(BUILD)
+#   make check                install missing Debian packages, build, run every suite
+#   make demo                 the main job: build and run a multi-rank program
+#   make SAN=address|thread   sanitizer build (into build-asan / build-tsan)
+#   make WERROR=1             warnings are errors (CI)
+#   make CC=clang             any C11 compiler
+#   make install PREFIX=/opt/ibx
+#   make format / format-check
+#
+# Sources are found by directory: every core/**/*.c goes into libibx,
+# mpi-lite/*.c into libmpilite, tools/ibtest/*.c into ibtest,
+# tests/unit/test_*.c and tests/mpi/*.c become one test program each.
+
+ifeq ($(origin CC),default)
+CC = gcc
+endif
+PREFIX ?= /usr/local
+SAN ?=
+WERROR ?=
+OPT ?= -O2
+
+ifeq ($(SAN),address)
+BUILD ?= build-asan
+SANFLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+else ifeq ($(SAN),thread)
+BUILD ?= build-tsan
+SANFLAGS = -fsanitize=thread -fno-omit-frame-pointer
+else
+BUILD ?= build
+SANFLAGS =
+endif
+
+PKGS := pmix libibverbs librdmacm numa
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null)
+
+WARN = -Wall -Wextra -Wno-unused-parameter -Wshadow -Wstrict-prototypes -Wmissing-prototypes
+ifneq ($(WERROR),)
+WARN += -Werror
+endif
+CFLAGS ?= $(OPT) -g
+ALL_CFLAGS = -std=gnu11 -fPIC -pthread $(WARN) $(CFLAGS) $(SANFLAGS) \
+	-Iinclude -Icore -Impi-lite/include -Impi-lite $(PKG_CFLAGS) -MMD -MP
+LDLIBS_ALL = $(PKG_LIBS) -lpthread -lm -ldl -lrt
+ALL_LDFLAGS = $(SANFLAGS) $(LDFLAGS)
+
+IBX_SRCS := $(sort $(wildcard core/*.c core/*/*.c))
+MPIL_SRCS := $(sort $(wildcard mpi-lite/*.c))
+RUN_SRCS := $(sort $(wildcard mpi-lite/run/*.c))
+IBTEST_SRCS := $(sort $(wildcard tools/ibtest/*.c))
+UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
+UNIT_HELPER_SRCS := $(filter-out tests/unit/test_%,$(sort $(wildcard tests/unit/*.c)))
+MPITEST_SRCS := $(sort $(wildcard tests/mpi/*.c))
+BENCH_SRCS := $(sort $(wildcard bench/*.c))
+FUZZ_SRCS := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+
+obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
+IBX_OBJS := $(call obj,$(IBX_SRCS))
+MPIL_OBJS := $(call obj,$(MPIL_SRCS))
+RUN_OBJS := $(call obj,$(RUN_SRCS))
+IBTEST_OBJS := $(call obj,$(IBTEST_SRCS))
+UNIT_HELPER_OBJS := $(call obj,$(UNIT_HELPER_SRCS))
+
+LIBIBX_A := $(BUILD)/lib/libibx.a
+LIBIBX_SO := $(BUILD)/lib/libibx.so
+LIBMPIL_A := $(BUILD)/lib/libmpilite.a
+LIBMPIL_SO := $(BUILD)/lib/libmpilite.so
+MPIRUN_BIN := $(BUILD)/bin/mpilite-run
+MPICC_BIN := $(BUILD)/bin/mpilite-cc
+IBTEST_BIN := $(BUILD)/bin/ibtest
+UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRCS))
+MPITEST_BINS := $(patsubst tests/mpi/%.c,$(BUILD)/tests/mpi/%,$(MPITEST_SRCS))
+BENCH_BINS := $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_SRCS))
+
+LIBS := $(LIBIBX_A) $(LIBMPIL_A)
+ifeq ($(SAN),)
+LIBS += $(LIBIBX_SO) $(LIBMPIL_SO)
+endif
+
+.PHONY: all libs tests check check-unit check-mpi check-verbs demo deps install \
+	uninstall clean format format-check bench fuzz
+all: libs $(MPIRUN_BIN) $(MPICC_BIN) $(IBTEST_BIN) tests $(BUILD)/ibx.pc $(BUILD)/mpilite.pc
+libs: $(LIBS)
+tests: $(UNIT_BINS) $(MPITEST_BINS) $(BENCH_BINS)
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(LIBIBX_A): $(IBX_OBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+$(LIBIBX_SO): $(IBX_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) -shared -Wl,-soname,libibx.so.0 $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS_ALL)
+$(LIBMPIL_A): $(MPIL_OBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+$(LIBMPIL_SO): $(MPIL_OBJS) $(LIBIBX_SO)
+	@mkdir -p $(dir $@)
+	$(CC) -shared -Wl,-soname,libmpilite.so.0 $(ALL_LDFLAGS) -o $@ $(MPIL_OBJS) \
+		-L$(BUILD)/lib -libx $(LDLIBS_ALL)
+
+$(MPIRUN_BIN): $(RUN_OBJS) $(LIBIBX_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $(RUN_OBJS) $(LIBIBX_A) $(LDLIBS_ALL)
+$(IBTEST_BIN): $(IBTEST_OBJS) $(LIBIBX_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $(IBTEST_OBJS) $(LIBIBX_A) $(LDLIBS_ALL)
+
+# mpilite-cc: a wrapper that knows where it was built or installed.
+$(MPICC_BIN): mpi-lite/mpilite-cc.in Makefile
+	@mkdir -p $(dir $@)
+	sed -e 's|@INCDIR@|$(abspath mpi-lite/include)|' -e 's|@LIBDIR@|$(abspath $(BUILD)/lib)|' \
+	    -e 's|@CC@|$(CC)|' -e 's|@SANFLAGS@|$(SANFLAGS)|' -e 's|@LIBS@|$(PKG_LIBS) -lpthread -lm -ldl -lrt|' $< > $@
+	chmod +x $@
+
+$(BUILD)/tests/unit/%: tests/unit/%.c $(UNIT_HELPER_OBJS) $(LIBIBX_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Itests/unit $(ALL_LDFLAGS) -o $@ $< $(UNIT_HELPER_OBJS) $(LIBIBX_A) $(CMOCKA_LIBS) $(LDLIBS_ALL)
+
+$(BUILD)/tests/mpi/%: tests/mpi/%.c $(LIBMPIL_A) $(LIBIBX_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(LIBMPIL_A) $(LIBIBX_A) $(LDLIBS_ALL)
+
+$(BUILD)/bench/%: bench/%.c $(LIBMPIL_A) $(LIBIBX_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(LIBMPIL_A) $(LIBIBX_A) $(LDLIBS_ALL)
+
+# Fuzz targets (clang libFuzzer): make fuzz CC=clang
+fuzz: $(LIBIBX_A)
+	@mkdir -p $(BUILD)/fuzz
+	for f in $(FUZZ_SRCS); do \
+	  clang -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -Iinclude -Icore $(PKG_CFLAGS) \
+	    $$f $(IBX_SRCS) -o $(BUILD)/fuzz/$$(basename $$f .c) $(LDLIBS_ALL) || exit 1; done
+
+$(BUILD)/%.pc: %.pc.in Makefile
+	@mkdir -p $(dir $@)
+	sed -e 's|@PREFIX@|$(PREFIX)|' $< > $@
+
+deps:
+	@scripts/deps.sh
+
+check: deps
+	$(MAKE) all WERROR=$(WERROR)
+	BUILD=$(BUILD) tests/run-tests.sh
+
+check-unit: all
+	BUILD=$(BUILD) tests/run-tests.sh unit
+check-mpi: all
+	BUILD=$(BUILD) tests/run-tests.sh mpi
+# On a machine with real RDMA hardware: the verbs suites on it, no VM.
+check-verbs: all
+	BUILD=$(BUILD) IBX_VERBS_NATIVE=1 tests/run-tests.sh verbs
+
+demo: deps
+	$(MAKE) all
+	BUILD=$(BUILD) scripts/demo.sh
+
+bench: all
+	BUILD=$(BUILD) bench/compare.sh
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin
+	install -m 644 include/ibx.h mpi-lite/include/mpi.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 $(LIBIBX_A) $(LIBMPIL_A) $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(LIBIBX_SO) $(DESTDIR)$(PREFIX)/lib/libibx.so.0
+	install -m 755 $(LIBMPIL_SO) $(DESTDIR)$(PREFIX)/lib/libmpilite.so.0
+	ln -sf libibx.so.0 $(DESTDIR)$(PREFIX)/lib/libibx.so
+	ln -sf libmpilite.so.0 $(DESTDIR)$(PREFIX)/lib/libmpilite.so
+	install -m 644 $(BUILD)/ibx.pc $(BUILD)/mpilite.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
+	install -m 755 $(MPIRUN_BIN) $(IBTEST_BIN) $(DESTDIR)$(PREFIX)/bin/
+	sed -e 's|@INCDIR@|$(PREFIX)/include|' -e 's|@LIBDIR@|$(PREFIX)/lib|' -e 's|@CC@|cc|' \
+	    -e 's|@SANFLAGS@||' -e 's|@LIBS@|$(PKG_LIBS) -lpthread -lm -ldl -lrt|' \
+	    mpi-lite/mpilite-cc.in > $(DESTDIR)$(PREFIX)/bin/mpilite-cc
+	chmod 755 $(DESTDIR)$(PREFIX)/bin/mpilite-cc
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/,include/ibx.h include/mpi.h lib/libibx.a \
+	  lib/libmpilite.a lib/libibx.so lib/libibx.so.0 lib/libmpilite.so lib/libmpilite.so.0 \
+	  lib/pkgconfig/ibx.pc lib/pkgconfig/mpilite.pc bin/mpilite-run bin/mpilite-cc bin/ibtest)
+
+FORMAT_SRCS = $(shell git ls-files '*.c' '*.h' 2>/dev/null)
+format:
+	clang-format -i $(FORMAT_SRCS)
+format-check:
+	clang-format --dry-run --Werror $(FORMAT_SRCS)
+
+clean:
+	rm -rf build build-asan build-tsan
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

@@ -1,0 +1,39 @@
+/*
+ * config_table.h — THE table of every IBX_* tunable (name, type, default,
+ * help). Each line becomes a field of ibx_config_t (core/config.c) and a row
+ * of `ibtest info`. Add a tunable by adding one line in its module's section.
+ *
+ *   IBX_CONFIG(field, type, "default", "help")
+ *   type: STR, INT (int64, accepts k/m/g suffixes), BOOL (y/n/1/0/on/off)
+ */
+
+/* core */
+IBX_CONFIG(LOG, STR, "warn", "log level: error|warn|info|debug|trace")
+IBX_CONFIG(PATHS, STR, "auto", "auto (shm for node-local peers, verbs for the rest), shm, or verbs (every peer, node-local ones included, through core/qp)")
+IBX_CONFIG(SPIN_COUNT, INT, "2000", "polls of the progress engine before a waiting rank starts yielding the CPU")
+IBX_CONFIG(PEER_CHECK_MS, INT, "200", "while waiting, how often (ms) to check that node-local peers are still alive")
+
+/* core/shm_lf */
+IBX_CONFIG(SHM_RING_SLOTS, INT, "256", "cache-line slots in each ordered-pair ring (power of two)")
+IBX_CONFIG(SHM_EAGER_LIMIT, INT, "16k", "largest message sent through the slot ring; larger ones use a rendezvous")
+IBX_CONFIG(SHM_CMA_THRESHOLD, INT, "0", "rendezvous size from which the kernel single copy (CMA) is used instead of the pipelined copy; 0 = never")
+IBX_CONFIG(SHM_PIPE_CHUNK, INT, "64k", "chunk size of the pipelined rendezvous copy")
+IBX_CONFIG(SHM_PIPE_CHUNKS, INT, "8", "chunks in flight per ordered pair in the pipelined copy")
+IBX_CONFIG(SHM_DIR, STR, "/dev/shm", "directory of the shared segments (they are unlinked as soon as all peers have attached)")
+
+/* core/qp */
+IBX_CONFIG(DEVICE, STR, "", "verbs device and port, name:port (default: the first active port)")
+IBX_CONFIG(GID_INDEX, INT, "-1", "RoCE GID index (-1: pick the RoCEv2 IPv4-mapped GID, else the first valid one)")
+IBX_CONFIG(IB_EAGER_LIMIT, INT, "8k", "largest message sent eagerly over verbs; larger ones use zero-copy RDMA rendezvous")
+IBX_CONFIG(IB_RX_BUFS, INT, "512", "receive buffers pre-posted on the shared receive queue")
+IBX_CONFIG(IB_CREDITS, INT, "64", "send credits per peer (eager messages in flight before the receiver returns credits)")
+IBX_CONFIG(IB_INLINE, INT, "128", "largest send posted inline")
+IBX_CONFIG(IB_SIGNAL_EVERY, INT, "16", "selective signalling: request a completion every N sends")
+IBX_CONFIG(IB_TIMEOUT, INT, "14", "QP local ACK timeout exponent (4.096us * 2^N)")
+IBX_CONFIG(IB_RETRY, INT, "7", "QP transport retry count")
+
+/* core/reg_cache */
+IBX_CONFIG(RCACHE_ENABLE, BOOL, "y", "cache memory registrations")
+IBX_CONFIG(RCACHE_MAX_BYTES, INT, "4g", "most bytes kept registered in the cache")
+IBX_CONFIG(RCACHE_MAX_ENTRIES, INT, "4096", "most regions kept in the cache")
+IBX_CONFIG(OGR_ENABLE, BOOL, "y", "Optimistic Group Registration for lists of buffers")

@@ -1,0 +1,250 @@
+/*
+ * ibx_int.h — engine-internal declarations shared by every core module:
+ * the context, peers, the path ops table, requests, configuration and
+ * logging. Modules above core (core/rma, mpi-lite) may include it; nothing
+ * in core includes anything above it.
+ */
+#ifndef IBX_INT_H
+#define IBX_INT_H
+
+#include "ibx.h"
+
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#define IBX_CACHELINE 64
+#define ibx_likely(x) __builtin_expect(!!(x), 1)
+#define ibx_unlikely(x) __builtin_expect(!!(x), 0)
+#define IBX_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define ibx_container_of(ptr, type, member) \
+	((type *)((char *)(ptr) - offsetof(type, member)))
+
+/* ---- configuration (core/config.c, table in core/config_table.h) ------- */
+typedef struct ibx_config {
+#define IBX_CONFIG_STR(name) const char *name;
+#define IBX_CONFIG_INT(name) int64_t name;
+#define IBX_CONFIG_BOOL(name) bool name;
+#define IBX_CONFIG(name, type, def, help) IBX_CONFIG_##type(name)
+#include "config_table.h"
+#undef IBX_CONFIG
+#undef IBX_CONFIG_STR
+#undef IBX_CONFIG_INT
+#undef IBX_CONFIG_BOOL
+} ibx_config_t;
+
+/* Parsed once from the environment (first call); never NULL. */
+const ibx_config_t *ibx_config(void);
+/* Re-reads the environment (tests that change IBX_* variables). Returns
+ * IBX_ERR_INVALID_PARAM, with a logged message, on a malformed value. */
+ibx_status_t ibx_config_reload(void);
+/* Parses "16k", "4m", "1g", decimal or 0x hex. */
+ibx_status_t ibx_config_parse_size(const char *s, int64_t *value_p);
+
+/* ---- logging (core/log.c) ---------------------------------------------- */
+typedef enum { IBX_LOG_ERROR, IBX_LOG_WARN, IBX_LOG_INFO, IBX_LOG_DEBUG, IBX_LOG_TRACE } ibx_log_level_t;
+extern int ibx_log_level_cur;
+void ibx_log_impl(ibx_log_level_t lvl, const char *file, int line, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+#define ibx_log(lvl, ...) \
+	do { if (ibx_unlikely((int)(lvl) <= ibx_log_level_cur)) \
+		ibx_log_impl(lvl, __FILE__, __LINE__, __VA_ARGS__); } while (0)
+#define ibx_error(...) ibx_log(IBX_LOG_ERROR, __VA_ARGS__)
+#define ibx_warn(...) ibx_log(IBX_LOG_WARN, __VA_ARGS__)
+#define ibx_info(...) ibx_log(IBX_LOG_INFO, __VA_ARGS__)
+#define ibx_debug(...) ibx_log(IBX_LOG_DEBUG, __VA_ARGS__)
+#define ibx_trace(...) ibx_log(IBX_LOG_TRACE, __VA_ARGS__)
+/* Rank shown in log lines (set by ibx_init). */
+void ibx_log_set_rank(int rank);
+
+/* ---- time ---------------------------------------------------------------- */
+static inline double ibx_time_sec(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+static inline uint64_t ibx_time_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+static inline void ibx_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield" ::: "memory");
+#endif
+}
+
+/* ---- bootstrap (core/bootstrap.c) --------------------------------------- */
+typedef struct ibx_boot ibx_boot_t;
+/* Detects how the process was started (PMIx launcher, srun without PMIx,
+ * hydra, or alone) and connects. */
+ibx_status_t ibx_boot_init(ibx_boot_t **boot_p);
+void ibx_boot_fini(ibx_boot_t *boot);
+int ibx_boot_rank(const ibx_boot_t *boot);
+int ibx_boot_size(const ibx_boot_t *boot);
+/* Node-local ranks, ascending, including self. */
+int ibx_boot_local_size(const ibx_boot_t *boot);
+const int *ibx_boot_local_ranks(const ibx_boot_t *boot);
+/* A string naming the job (PMIx namespace, or "single-<pid>"). */
+const char *ibx_boot_job_id(const ibx_boot_t *boot);
+/* Modex: publish a blob under @key, then ibx_boot_fence(), then get peers'. */
+ibx_status_t ibx_boot_put(ibx_boot_t *boot, const char *key, const void *data, size_t len);
+ibx_status_t ibx_boot_fence(ibx_boot_t *boot, bool collect);
+/* *data_p is malloc'ed; caller frees. */
+ibx_status_t ibx_boot_get(ibx_boot_t *boot, int rank, const char *key, void **data_p, size_t *len_p);
+ibx_status_t ibx_boot_abort(ibx_boot_t *boot, int code, const char *msg);
+
+/* ---- requests ------------------------------------------------------------- */
+enum { IBX_REQ_SEND = 1, IBX_REQ_RECV = 2 };
+/* Marks the request complete with @status and fires its callback. */
+static inline void ibx_req_complete(ibx_request_t *req, ibx_status_t status)
+{
+	req->status = status;
+	atomic_thread_fence(memory_order_release);
+	req->completed = 1;
+	if (req->cb)
+		req->cb(req);
+}
+static inline void ibx_req_init(ibx_request_t *req, int kind)
+{
+	req->completed = 0;
+	req->status = IBX_INPROGRESS;
+	req->kind = kind;
+	req->next = req->prev = NULL;
+	req->done = 0;
+}
+
+/* Intrusive doubly linked queue of requests. */
+typedef struct ibx_req_queue {
+	ibx_request_t *head, *tail;
+} ibx_req_queue_t;
+static inline void ibx_rq_push(ibx_req_queue_t *q, ibx_request_t *r)
+{
+	r->next = NULL;
+	r->prev = q->tail;
+	if (q->tail)
+		q->tail->next = r;
+	else
+		q->head = r;
+	q->tail = r;
+}
+static inline void ibx_rq_remove(ibx_req_queue_t *q, ibx_request_t *r)
+{
+	if (r->prev)
+		r->prev->next = r->next;
+	else
+		q->head = r->next;
+	if (r->next)
+		r->next->prev = r->prev;
+	else
+		q->tail = r->prev;
+	r->next = r->prev = NULL;
+}
+
+/* ---- paths ---------------------------------------------------------------- */
+struct ibx_peer;
+
+/* An RDMA-style memory descriptor: local address plus what the path needs
+ * to let a peer reach it (rkey for verbs; pid/address for shm). */
+typedef struct ibx_mem_key {
+	uint64_t addr;
+	uint64_t len;
+	uint32_t rkey;   /* verbs */
+	uint32_t lkey;   /* verbs, local use */
+	int32_t pid;     /* shm: owner process for CMA */
+	uint32_t pad;
+} ibx_mem_key_t;
+
+/*
+ * One ops table per path (shm_lf, qp). Everything above the paths (tag
+ * matching, datatype schemes, RMA, mpi-lite) is written once against it.
+ * Tagged messaging: the path decides eager vs. rendezvous itself; incoming
+ * messages are handed to the tag layer through ibx_tag_arrive_*().
+ */
+typedef struct ibx_path_ops {
+	const char *name;
+	/* Starts sending req->buf[0, req->buflen) with tag req->tag (flags in
+	 * req->flags, IBX_SEND_SYNC: complete only once matched, i.e. use the
+	 * rendezvous). Returns IBX_OK if complete, IBX_INPROGRESS, or error;
+	 * the path queues the send itself when it is out of resources. */
+	ibx_status_t (*tag_send)(struct ibx_peer *peer, ibx_request_t *req);
+	/* A receive matched a rendezvous announcement @rts (path-private bytes
+	 * saved by the tag layer): move the data into req->buf. */
+	ibx_status_t (*rndv_recv)(struct ibx_peer *peer, const void *rts, ibx_request_t *req);
+	/* One-sided ops (RMA, datatype schemes); NULL where unsupported. */
+	ibx_status_t (*put)(struct ibx_peer *peer, const struct iovec *src, int n,
+			    uint64_t raddr, uint32_t rkey, ibx_request_t *req);
+	ibx_status_t (*get)(struct ibx_peer *peer, const struct iovec *dst, int n,
+			    uint64_t raddr, uint32_t rkey, ibx_request_t *req);
+	ibx_status_t (*put_imm)(struct ibx_peer *peer, const struct iovec *src, int n,
+				uint64_t raddr, uint32_t rkey, uint32_t imm, ibx_request_t *req);
+	ibx_status_t (*fetch_add)(struct ibx_peer *peer, uint64_t raddr, uint32_t rkey,
+				  uint64_t add, uint64_t *result, ibx_request_t *req);
+	ibx_status_t (*cswap)(struct ibx_peer *peer, uint64_t raddr, uint32_t rkey,
+			      uint64_t compare, uint64_t swap, uint64_t *result, ibx_request_t *req);
+	ibx_status_t (*flush)(struct ibx_peer *peer);
+} ibx_path_ops_t;
+
+typedef struct ibx_peer {
+	int rank;
+	bool local;                 /* on this node */
+	const ibx_path_ops_t *ops;  /* NULL for self (handled by the tag layer) */
+	void *path;                 /* the path's per-peer state */
+	ibx_status_t error;         /* sticky: set when the peer is lost */
+} ibx_peer_t;
+
+/* A path module: set up for the job, connect peers, progress, tear down. */
+typedef struct ibx_path_module {
+	const char *name;
+	/* Called once with the peers that use this path (ranks[]). */
+	ibx_status_t (*init)(ibx_ctx_t *ctx, const int *ranks, int n, void **state_p);
+	/* Polls for arrivals and completions; returns the number of events. */
+	int (*progress)(ibx_ctx_t *ctx, void *state);
+	/* True while the path still has sends in flight (finalize drains). */
+	bool (*busy)(ibx_ctx_t *ctx, void *state);
+	void (*fini)(ibx_ctx_t *ctx, void *state);
+} ibx_path_module_t;
+
+/* Tag-matching layer (core/tag.c): called by paths on arrival. */
+/* An eager message: data is only valid during the call. */
+void ibx_tag_arrive_eager(ibx_ctx_t *ctx, int src, ibx_tag_t tag, const void *data, size_t len);
+/* A rendezvous announcement: @rts (rts_len bytes, at most IBX_RTS_MAX) is
+ * the path's descriptor, kept until a receive matches. */
+#define IBX_RTS_MAX 64
+void ibx_tag_arrive_rts(ibx_ctx_t *ctx, int src, ibx_tag_t tag, size_t msg_len,
+			const void *rts, size_t rts_len);
+/* Fails every pending request that involves @peer (the peer is lost). */
+void ibx_tag_peer_failed(ibx_ctx_t *ctx, int peer, ibx_status_t why);
+
+struct ibx_ctx {
+	ibx_boot_t *boot;
+	int rank, size;
+	int local_size;
+	const int *local_ranks;
+	ibx_peer_t *peers;          /* [size] */
+	/* paths in use */
+	struct {
+		const ibx_path_module_t *mod;
+		void *state;
+	} paths[2];
+	int npaths;
+	/* tag matching */
+	ibx_req_queue_t posted;     /* posted receives, in post order */
+	struct ibx_unexp *unexp_head, *unexp_tail;
+	uint64_t spin_count;
+	unsigned flags;
+};
+
+/* Path modules (defined by the path directories). */
+extern const ibx_path_module_t ibx_shm_path_module;
+extern const ibx_path_module_t ibx_qp_path_module;
+
+#endif /* IBX_INT_H */

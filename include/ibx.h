@@ -1,0 +1,158 @@
+/*
+ * ibx.h — the one public header of libibx, a user-space transport over
+ * InfiniBand verbs with a lock-free shared-memory path for node-local peers.
+ *
+ * An embedding code creates one context per process (ibx_init), which
+ * bootstraps through PMIx (or runs as a job of size 1 when started alone),
+ * connects every peer through a path (shm_lf for node-local peers, qp/verbs
+ * for the others; IBX_PATHS forces one) and then exchanges tagged messages:
+ *
+ *     ibx_ctx_t *ctx;
+ *     ibx_init(NULL, &ctx);
+ *     ibx_request_t rq;
+ *     ibx_tag_recv(ctx, IBX_ANY_SOURCE, buf, len, tag, IBX_TAG_MASK_ALL, &rq);
+ *     ibx_wait(ctx, &rq);            // rq.source, rq.tag, rq.length
+ *     ibx_finalize(ctx);
+ *
+ * Messages between one ordered pair of processes are never overtaken
+ * (MPI's non-overtaking rule). All calls return ibx_status_t; nothing in the
+ * library exits or aborts the process.
+ */
+#ifndef IBX_H
+#define IBX_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define IBX_VERSION_MAJOR 0
+#define IBX_VERSION_MINOR 1
+
+/* ---- status codes ------------------------------------------------------ */
+typedef enum ibx_status {
+	IBX_OK = 0,
+	IBX_INPROGRESS = 1,          /* started, completes later */
+	IBX_ERR_INVALID_PARAM = -1,  /* bad argument from the caller */
+	IBX_ERR_NO_MEMORY = -2,
+	IBX_ERR_IO = -3,             /* a syscall or verb failed */
+	IBX_ERR_TRUNCATED = -4,      /* message longer than the receive buffer */
+	IBX_ERR_UNREACHABLE = -5,    /* peer dead or its connection broken */
+	IBX_ERR_TIMEOUT = -6,
+	IBX_ERR_UNSUPPORTED = -7,
+	IBX_ERR_NO_DEVICE = -8,      /* no usable verbs device/port */
+	IBX_ERR_BOOTSTRAP = -9,      /* PMIx / launcher problem */
+	IBX_ERR_CANCELED = -10,
+	IBX_ERR_REMOTE_ACCESS = -11, /* remote key / protection error */
+	IBX_ERR_CORRUPT = -12,       /* malformed data from a peer */
+	IBX_ERR_BUSY = -13,          /* resource temporarily exhausted */
+	IBX_ERR_NOT_FOUND = -14,
+	IBX_ERR_OVERFLOW = -15,      /* size/count arithmetic overflow */
+	IBX_ERR_NO_RESOURCE = -16,   /* a hard limit was reached */
+} ibx_status_t;
+
+const char *ibx_status_str(ibx_status_t status);
+
+/* ---- context ----------------------------------------------------------- */
+typedef struct ibx_ctx ibx_ctx_t;
+
+typedef struct ibx_init_params {
+	unsigned flags;  /* IBX_INIT_* */
+} ibx_init_params_t;
+
+#define IBX_INIT_THREAD_SERIALIZED 0x1u /* caller serialises all calls */
+
+/* Bootstraps (PMIx or singleton), sets up the paths and connects peers.
+ * params may be NULL. */
+ibx_status_t ibx_init(const ibx_init_params_t *params, ibx_ctx_t **ctx_p);
+/* Drains outstanding sends, synchronises with the job and frees everything. */
+ibx_status_t ibx_finalize(ibx_ctx_t *ctx);
+
+int ibx_rank(const ibx_ctx_t *ctx);
+int ibx_size(const ibx_ctx_t *ctx);
+/* Node-local peers (world ranks, ascending, including self). */
+int ibx_local_size(const ibx_ctx_t *ctx);
+const int *ibx_local_ranks(const ibx_ctx_t *ctx);
+/* Name of the path that reaches @peer ("self", "shm", "verbs"). */
+const char *ibx_peer_path_name(const ibx_ctx_t *ctx, int peer);
+/* Job-wide barrier through the bootstrap (slow; for set-up and tests). */
+ibx_status_t ibx_boot_barrier(ibx_ctx_t *ctx);
+/* Ends the whole job with @code (through the launcher). Returns only if the
+ * launcher could not be reached. */
+ibx_status_t ibx_abort(ibx_ctx_t *ctx, int code, const char *msg);
+
+/* ---- requests ---------------------------------------------------------- */
+typedef uint64_t ibx_tag_t;
+#define IBX_ANY_SOURCE (-1)
+#define IBX_TAG_MASK_ALL (~(ibx_tag_t)0)
+
+typedef struct ibx_request ibx_request_t;
+typedef void (*ibx_completion_cb_t)(ibx_request_t *req);
+
+/*
+ * A request is owned by the caller (stack, embedded in a bigger object or
+ * from a pool) and must stay in place until it has completed. The public
+ * fields are valid once `completed` is non-zero; the rest is engine-private.
+ */
+struct ibx_request {
+	/* public */
+	volatile int completed;
+	ibx_status_t status;   /* IBX_OK, IBX_ERR_TRUNCATED, IBX_ERR_UNREACHABLE... */
+	int source;            /* receive: the sender's rank */
+	ibx_tag_t tag;         /* receive: the matched tag */
+	size_t length;         /* receive: the sender's message length */
+	ibx_completion_cb_t cb; /* optional, called once on completion */
+	void *user_data;
+	/* engine-private below */
+	struct ibx_request *next, *prev;
+	int kind;
+	int peer;
+	unsigned flags;
+	void *buf;
+	size_t buflen;
+	ibx_tag_t mask;
+	size_t done;           /* progress of a multi-step protocol */
+	uint64_t priv[8];      /* path-private protocol state */
+};
+
+/* ---- tagged messaging -------------------------------------------------- */
+#define IBX_SEND_SYNC 0x1u /* completes only once the receiver has matched */
+
+/* Starts a send of @len bytes. The request completes when @buf may be
+ * reused (or, with IBX_SEND_SYNC, when the receive has been matched).
+ * Returns IBX_OK (already complete), IBX_INPROGRESS, or an error. */
+ibx_status_t ibx_tag_send(ibx_ctx_t *ctx, int dest, const void *buf, size_t len,
+			  ibx_tag_t tag, unsigned flags, ibx_request_t *req);
+/* Posts a receive matching messages from @src (or IBX_ANY_SOURCE) whose tag
+ * satisfies (msg_tag & mask) == (tag & mask). */
+ibx_status_t ibx_tag_recv(ibx_ctx_t *ctx, int src, void *buf, size_t len,
+			  ibx_tag_t tag, ibx_tag_t mask, ibx_request_t *req);
+
+typedef struct ibx_probe_info {
+	int source;
+	ibx_tag_t tag;
+	size_t length;
+} ibx_probe_info_t;
+/* Looks for an arrived, unmatched message. Returns IBX_OK and fills @info
+ * if there is one, IBX_ERR_NOT_FOUND otherwise. Does not progress. */
+ibx_status_t ibx_tag_probe(ibx_ctx_t *ctx, int src, ibx_tag_t tag, ibx_tag_t mask,
+			   ibx_probe_info_t *info);
+/* Cancels a posted receive that has not matched yet. */
+ibx_status_t ibx_request_cancel(ibx_ctx_t *ctx, ibx_request_t *req);
+
+/* One pass of the progress engine; returns the number of events handled. */
+int ibx_progress(ibx_ctx_t *ctx);
+/* Progresses until @req completes (spins a bounded time, then yields the
+ * CPU between polls). Returns the request's status. */
+ibx_status_t ibx_wait(ibx_ctx_t *ctx, ibx_request_t *req);
+
+/* Configuration: prints every IBX_* variable with its value and help. */
+void ibx_config_print(void *file /* FILE* */);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* IBX_H */

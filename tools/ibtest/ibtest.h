@@ -1,0 +1,65 @@
+/*
+ * ibtest.h — shared pieces of the ibtest tool: command registration and
+ * perftest-compatible reporting.
+ *
+ * Each command lives in its own file and registers itself:
+ *
+ *     static int shm_lat_main(int argc, char **argv) { ... }
+ *     IBTEST_COMMAND("shm_lat", "ping-pong latency over the shm path", shm_lat_main);
+ *
+ * main.c dispatches `ibtest NAME args...` to it (argv[0] is NAME).
+ */
+#ifndef IBTEST_H
+#define IBTEST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+typedef int (*ibtest_main_t)(int argc, char **argv);
+
+typedef struct ibtest_cmd {
+	const char *name;
+	const char *help;
+	ibtest_main_t main;
+	struct ibtest_cmd *next;
+} ibtest_cmd_t;
+
+void ibtest_register(ibtest_cmd_t *cmd);
+
+#define IBTEST_COMMAND(name_, help_, fn_)                                      \
+	static ibtest_cmd_t ibtest_cmd_##fn_ = { name_, help_, fn_, NULL };    \
+	__attribute__((constructor)) static void ibtest_reg_##fn_(void)        \
+	{                                                                      \
+		ibtest_register(&ibtest_cmd_##fn_);                            \
+	}
+
+/* ---- perftest-compatible reports (tools/ibtest/report.c) ----------------
+ * Latency: samples are per-iteration times in microseconds (already halved
+ * for half-round-trip tests); the table has perftest's columns:
+ *   #bytes #iterations t_min[usec] t_max[usec] t_typical[usec] t_avg[usec]
+ *   t_stdev[usec] 99% percentile[usec] 99.9% percentile[usec]
+ * Bandwidth: #bytes #iterations BW peak[MB/sec] BW average[MB/sec] MsgRate[Mpps]
+ * (Gb/sec instead of MB/sec with report_gbits).
+ * With json set, each row is also collected and printed as one JSON
+ * document at ibtest_report_end(). */
+typedef struct ibtest_report {
+	const char *test;     /* e.g. "write_lat" */
+	bool json;
+	bool report_gbits;
+	bool header_done;
+	FILE *out;
+	/* collected JSON rows */
+	char *json_buf;
+	size_t json_len, json_cap;
+} ibtest_report_t;
+
+void ibtest_report_init(ibtest_report_t *r, const char *test, bool json, bool report_gbits);
+void ibtest_report_lat(ibtest_report_t *r, size_t bytes, unsigned iters, double *samples_usec,
+		       size_t nsamples);
+void ibtest_report_bw(ibtest_report_t *r, size_t bytes, unsigned iters, double bw_peak_MBps,
+		      double bw_avg_MBps, double msg_rate_Mpps);
+void ibtest_report_end(ibtest_report_t *r);
+
+#endif
