@@ -12,6 +12,7 @@ IBX_CONFIG(LOG, STR, "warn", "log level: error|warn|info|debug|trace")
 IBX_CONFIG(PATHS, STR, "auto", "auto (shm for node-local peers, verbs for the rest), shm, or verbs (every peer, node-local ones included, through core/qp)")
 IBX_CONFIG(SPIN_COUNT, INT, "2000", "polls of the progress engine before a waiting rank starts yielding the CPU")
 IBX_CONFIG(PEER_CHECK_MS, INT, "200", "while waiting, how often (ms) to check that node-local peers are still alive")
+IBX_CONFIG(BOOT_TIMEOUT, INT, "60", "seconds a bootstrap (PMIx) get waits for a key that a peer has not published yet before failing")
 
 /* core/shm_lf */
 IBX_CONFIG(SHM_RING_SLOTS, INT, "256", "cache-line slots in each ordered-pair ring (power of two)")
@@ -31,9 +32,13 @@ IBX_CONFIG(IB_INLINE, INT, "128", "largest send posted inline")
 IBX_CONFIG(IB_SIGNAL_EVERY, INT, "16", "selective signalling: request a completion every N sends")
 IBX_CONFIG(IB_TIMEOUT, INT, "14", "QP local ACK timeout exponent (4.096us * 2^N)")
 IBX_CONFIG(IB_RETRY, INT, "7", "QP transport retry count")
+IBX_CONFIG(IB_SQ_DEPTH, INT, "256", "send queue depth of each RC QP (work requests in flight per peer)")
+IBX_CONFIG(IB_TX_BUFS, INT, "256", "registered bounce buffers for eager sends that do not fit inline")
 
 /* core/reg_cache */
 IBX_CONFIG(RCACHE_ENABLE, BOOL, "y", "cache memory registrations")
 IBX_CONFIG(RCACHE_MAX_BYTES, INT, "4g", "most bytes kept registered in the cache")
 IBX_CONFIG(RCACHE_MAX_ENTRIES, INT, "4096", "most regions kept in the cache")
 IBX_CONFIG(OGR_ENABLE, BOOL, "y", "Optimistic Group Registration for lists of buffers")
+IBX_CONFIG(DT_WIRE_MAX, INT, "16m", "largest serialised datatype layout accepted from a peer (bytes); larger ones are rejected as corrupt")
+IBX_CONFIG(RCACHE_MEMHOOKS, STR, "auto", "how the cache learns that memory went away: patch (redirect libc's munmap/mremap/madvise/mmap/brk so calls from inside malloc are seen too; x86-64), interpose (symbol interposition plus mallopt so malloc never returns memory by itself), auto (patch if possible, else interpose)")

@@ -201,11 +201,25 @@ typedef struct ibx_peer {
 	ibx_status_t error;         /* sticky: set when the peer is lost */
 } ibx_peer_t;
 
-/* A path module: set up for the job, connect peers, progress, tear down. */
+/*
+ * A path module: set up for the job, connect peers, progress, tear down.
+ * ibx_init drives every module through the same collective sequence (n may
+ * be 0: then the module does nothing but must still return):
+ *
+ *   init(ranks)  -- create local resources, ibx_boot_put() addresses
+ *   <ibx_boot_fence(collect)>
+ *   connect      -- ibx_boot_get() peers' addresses, attach/connect, and set
+ *                   ctx->peers[r].ops/.path for each of its ranks
+ *   <ibx_boot_fence(barrier)>
+ *   ready        -- every peer has attached: e.g. unlink shared segments
+ */
 typedef struct ibx_path_module {
 	const char *name;
-	/* Called once with the peers that use this path (ranks[]). */
+	/* Called once with the peers that use this path (ranks[], world ranks,
+	 * never including self). */
 	ibx_status_t (*init)(ibx_ctx_t *ctx, const int *ranks, int n, void **state_p);
+	ibx_status_t (*connect)(ibx_ctx_t *ctx, void *state);
+	ibx_status_t (*ready)(ibx_ctx_t *ctx, void *state);
 	/* Polls for arrivals and completions; returns the number of events. */
 	int (*progress)(ibx_ctx_t *ctx, void *state);
 	/* True while the path still has sends in flight (finalize drains). */
@@ -223,6 +237,8 @@ void ibx_tag_arrive_rts(ibx_ctx_t *ctx, int src, ibx_tag_t tag, size_t msg_len,
 			const void *rts, size_t rts_len);
 /* Fails every pending request that involves @peer (the peer is lost). */
 void ibx_tag_peer_failed(ibx_ctx_t *ctx, int peer, ibx_status_t why);
+/* Frees the unexpected queue (finalize). */
+void ibx_tag_cleanup(ibx_ctx_t *ctx);
 
 struct ibx_ctx {
 	ibx_boot_t *boot;
@@ -239,6 +255,8 @@ struct ibx_ctx {
 	/* tag matching */
 	ibx_req_queue_t posted;     /* posted receives, in post order */
 	struct ibx_unexp *unexp_head, *unexp_tail;
+	struct ibx_unexp *unexp_free;
+	unsigned unexp_free_count;
 	uint64_t spin_count;
 	unsigned flags;
 };

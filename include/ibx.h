@@ -94,8 +94,10 @@ typedef void (*ibx_completion_cb_t)(ibx_request_t *req);
 
 /*
  * A request is owned by the caller (stack, embedded in a bigger object or
- * from a pool) and must stay in place until it has completed. The public
- * fields are valid once `completed` is non-zero; the rest is engine-private.
+ * from a pool) and must stay in place until it has completed. The caller
+ * sets `cb` (NULL for none) and `user_data` before starting it; the engine
+ * initialises everything else. The other public fields are valid once
+ * `completed` is non-zero; the rest is engine-private.
  */
 struct ibx_request {
 	/* public */
@@ -123,7 +125,9 @@ struct ibx_request {
 
 /* Starts a send of @len bytes. The request completes when @buf may be
  * reused (or, with IBX_SEND_SYNC, when the receive has been matched).
- * Returns IBX_OK (already complete), IBX_INPROGRESS, or an error. */
+ * Returns IBX_OK (already complete: req->completed is set, the callback is
+ * not called), IBX_INPROGRESS (the callback, if any, runs on completion),
+ * or an error (nothing was started). The same holds for ibx_tag_recv. */
 ibx_status_t ibx_tag_send(ibx_ctx_t *ctx, int dest, const void *buf, size_t len,
 			  ibx_tag_t tag, unsigned flags, ibx_request_t *req);
 /* Posts a receive matching messages from @src (or IBX_ANY_SOURCE) whose tag
@@ -145,6 +149,11 @@ ibx_status_t ibx_request_cancel(ibx_ctx_t *ctx, ibx_request_t *req);
 
 /* One pass of the progress engine; returns the number of events handled. */
 int ibx_progress(ibx_ctx_t *ctx);
+/* One pass of the progress engine for a caller that is waiting: after
+ * IBX_SPIN_COUNT passes without an event (counted in *idle_p, which the
+ * caller zeroes before its wait loop) it yields the CPU between passes, so
+ * ranks that outnumber the cores still progress. Returns events handled. */
+int ibx_progress_wait(ibx_ctx_t *ctx, unsigned *idle_p);
 /* Progresses until @req completes (spins a bounded time, then yields the
  * CPU between polls). Returns the request's status. */
 ibx_status_t ibx_wait(ibx_ctx_t *ctx, ibx_request_t *req);

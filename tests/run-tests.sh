@@ -77,6 +77,8 @@ run_mpi() {
 		base=$(basename "$src" .c)
 		prog=$BUILD/tests/mpi/$base
 		nps=$(header np "$src"); nps=${nps:-1,2,3,4}
+		# IBX_TEST_NPS (e.g. "2,4") keeps only those of the declared rank counts.
+		[ -n "${IBX_TEST_NPS:-}" ] && nps=$(echo "$nps" | tr , '\n' | grep -x -F -f <(echo "$IBX_TEST_NPS" | tr , '\n') | paste -sd, -)
 		tmo=$(header timeout "$src"); tmo=${tmo:-60}
 		launchers=$(header launchers "$src"); launchers=${launchers:-mpilite,ompi}
 		[ -n "${IBX_TEST_LAUNCHERS:-}" ] && launchers=$(echo "$launchers" | tr , '\n' | grep -x -F -f <(echo "$IBX_TEST_LAUNCHERS" | tr , '\n') | paste -sd, -)

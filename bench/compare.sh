@@ -1,0 +1,405 @@
+#!/bin/bash
+# compare.sh — mpi-lite side by side with Open MPI and MPICH on this machine
+# (the `make bench` target).
+#
+#   bench/compare.sh [--quick] [--reps N] [--timeout SECONDS] [--lanes LIST] [--out FILE]
+#
+# Builds bench/{pingpong,stream,barrier,memcpy_bw}.c with mpilite-cc,
+# mpicc.openmpi and mpicc.mpich into a temporary directory and runs them
+# back to back, one repetition of every lane after the other, so that drift
+# of the VM hits all implementations alike. Each figure is the median of the
+# repetitions. Lanes:
+#
+#   mpilite        $BUILD/bin/mpilite-run -n N bench/pin.sh PROG
+#   openmpi        mpirun.openmpi --allow-run-as-root --bind-to core -np 2 PROG
+#   openmpi-nocma  the same with --mca btl_vader_single_copy_mechanism none
+#   mpich          mpirun.mpich -np N bench/pin.sh PROG
+#
+# 2-rank runs are pinned one rank per core (Open MPI binds by itself; the
+# others go through bench/pin.sh, which reads the launcher's rank variable).
+# The 4-rank barrier runs on the 2 cores, ranks round-robin over them
+# (Open MPI: --oversubscribe --bind-to none plus pin.sh).
+#
+# Measurements (one function each, measure_*; add new ones the same way and
+# list them in MEASUREMENTS):
+#   latency   pingpong -s 8: half round trip of 8 bytes (usec);
+#             ratio = mpi-lite / best of Open MPI and MPICH
+#   stream    stream -s 4m: streaming bandwidth of 4 MiB messages (GB/s);
+#             ratio = mpi-lite / memcpy bandwidth at 4 MiB
+#   barrier   barrier with 4 ranks on the 2 cores (usec);
+#             ratio = mpi-lite / best of Open MPI and MPICH
+#   memcpy    memcpy_bw 64k 1m 4m, single thread (GB/s), the copy ceiling
+#
+# Every run has a time limit (--timeout, default 120 s): a hung run counts as
+# failed, never blocks the script. A lane whose build fails (e.g. mpi-lite not
+# built yet) is reported as n/a. The table goes to stdout; the results, with
+# every sample, to $BUILD/bench/compare.json (or --out); the runs' output to
+# $BUILD/bench/compare.log.
+# shellcheck disable=SC2317 # measure_* and callbacks are called through variables
+set -u
+cd "$(dirname "$0")/.." || exit 2
+ROOT=$PWD
+BUILD=${BUILD:-build}
+case "$BUILD" in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
+
+REPS=5
+TIMEOUT=120
+QUICK=0
+LANES="mpilite openmpi openmpi-nocma mpich"
+OUT=
+MEASUREMENTS="memcpy latency stream barrier"
+PROGS="pingpong stream barrier memcpy_bw"
+
+usage() {
+	sed -n '2,/^set -u/p' "$0" | sed -e '/^set -u/d' -e '/shellcheck/d' -e 's/^# \{0,1\}//'
+}
+
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--quick) QUICK=1; REPS=2 ;;
+	--reps) REPS=${2:?}; shift ;;
+	--reps=*) REPS=${1#*=} ;;
+	--timeout) TIMEOUT=${2:?}; shift ;;
+	--timeout=*) TIMEOUT=${1#*=} ;;
+	--lanes) LANES=$(echo "${2:?}" | tr ',' ' '); shift ;;
+	--lanes=*) LANES=$(echo "${1#*=}" | tr ',' ' ') ;;
+	--out) OUT=${2:?}; shift ;;
+	--out=*) OUT=${1#*=} ;;
+	-h|--help) usage; exit 0 ;;
+	*) echo "compare.sh: unknown option '$1' (--help)" >&2; exit 2 ;;
+	esac
+	shift
+done
+case "$REPS" in ''|*[!0-9]*|0) echo "compare.sh: --reps needs a positive number" >&2; exit 2 ;; esac
+case "$TIMEOUT" in ''|*[!0-9]*|0) echo "compare.sh: --timeout needs seconds" >&2; exit 2 ;; esac
+
+OUTDIR=$BUILD/bench
+mkdir -p "$OUTDIR"
+OUT=${OUT:-$OUTDIR/compare.json}
+LOG=$OUTDIR/compare.log
+: >"$LOG"
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/ibx-bench.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+PIN=$ROOT/bench/pin.sh
+NCPU=$(nproc 2>/dev/null || echo 1)
+
+# ---- results store ---------------------------------------------------------
+# RES[metric|lane] = median, RAW[metric|lane] = "sample sample ...";
+# META_*[metric] describe the row; RATIO[metric] its last column.
+declare -A RES RAW META_LABEL META_UNIT META_JSON RATIO RATIO_LABEL
+declare -A LANE_OK LANE_NAME
+LANE_NAME=([mpilite]="mpi-lite" [openmpi]="Open MPI" [openmpi-nocma]="OMPI noCMA" [mpich]="MPICH")
+
+log() { printf '%s\n' "$*" >>"$LOG"; }
+say() { printf '%s\n' "$*" >&2; }
+
+median() { # values... -> median, or empty when none
+	printf '%s\n' "$@" | awk 'NF { v[n++] = $1 } END {
+		if (!n) exit
+		# insertion sort: n is small
+		for (i = 1; i < n; i++) { x = v[i]; for (j = i - 1; j >= 0 && v[j] > x; j--) v[j + 1] = v[j]; v[j + 1] = x }
+		m = (n % 2) ? v[int(n / 2)] : (v[n / 2 - 1] + v[n / 2]) / 2
+		printf "%.6g\n", m }'
+}
+
+div() { # a b -> a / b, empty if either is missing or b is 0
+	[ -n "${1:-}" ] && [ -n "${2:-}" ] || return 0
+	awk -v a="$1" -v b="$2" 'BEGIN { if (b + 0 != 0) printf "%.3f\n", a / b }'
+}
+
+min_of() { printf '%s\n' "$@" | awk 'NF && (m == "" || $1 < m) { m = $1 } END { if (m != "") print m }'; }
+max_of() { printf '%s\n' "$@" | awk 'NF && (m == "" || $1 > m) { m = $1 } END { if (m != "") print m }'; }
+
+# add_sample METRIC LANE VALUE
+add_sample() { RAW[$1|$2]="${RAW[$1|$2]:-} $3"; }
+
+# finish_metric METRIC: medians of the samples of every lane
+finish_metric() {
+	local m=$1 lane
+	for lane in $LANES memcpy; do
+		# shellcheck disable=SC2086
+		[ -n "${RAW[$m|$lane]:-}" ] && RES[$m|$lane]=$(median ${RAW[$m|$lane]})
+	done
+}
+
+# ratio_vs_best METRIC min|max: mpi-lite against the best other lane
+ratio_vs_best() {
+	local m=$1 how=$2 lane vals=()
+	for lane in $LANES; do
+		[ "$lane" = mpilite ] && continue
+		[ -n "${RES[$m|$lane]:-}" ] && vals+=("${RES[$m|$lane]}")
+	done
+	[ ${#vals[@]} -gt 0 ] || return 0
+	local best
+	if [ "$how" = min ]; then best=$(min_of "${vals[@]}"); else best=$(max_of "${vals[@]}"); fi
+	RATIO[$m]=$(div "${RES[$m|mpilite]:-}" "$best")
+}
+
+# ---- building --------------------------------------------------------------
+lane_cc() {
+	case "$1" in
+	mpilite) echo "$BUILD/bin/mpilite-cc" ;;
+	openmpi|openmpi-nocma) echo mpicc.openmpi ;;
+	mpich) echo mpicc.mpich ;;
+	esac
+}
+
+lane_dir() { case "$1" in openmpi-nocma) echo "$TMP/openmpi" ;; *) echo "$TMP/$1" ;; esac; }
+
+build_lane() {
+	local lane=$1 cc dir p
+	cc=$(lane_cc "$lane")
+	dir=$(lane_dir "$lane")
+	if ! command -v "$cc" >/dev/null 2>&1; then
+		say "  $lane: no compiler ($cc): lane skipped"
+		return 1
+	fi
+	if [ "$lane" = mpilite ] && [ ! -x "$BUILD/bin/mpilite-run" ]; then
+		say "  mpilite: $BUILD/bin/mpilite-run not built: lane skipped"
+		return 1
+	fi
+	mkdir -p "$dir"
+	for p in $PROGS; do
+		[ -x "$dir/$p" ] && continue
+		log "build[$lane]: $cc -O2 -o $dir/$p bench/$p.c"
+		if ! "$cc" -O2 -o "$dir/$p" "bench/$p.c" >>"$LOG" 2>&1; then
+			say "  $lane: building $p failed (see $LOG): lane skipped"
+			return 1
+		fi
+	done
+	return 0
+}
+
+# ---- running ---------------------------------------------------------------
+# launch LANE NP: the launcher command line for NP ranks
+launch() {
+	local lane=$1 np=$2
+	case "$lane" in
+	mpilite) echo "$BUILD/bin/mpilite-run -n $np $PIN" ;;
+	openmpi|openmpi-nocma)
+		local mca=
+		[ "$lane" = openmpi-nocma ] && mca="--mca btl_vader_single_copy_mechanism none"
+		if [ "$np" -le "$NCPU" ]; then
+			echo "mpirun.openmpi --allow-run-as-root --bind-to core ${mca:+$mca }-np $np"
+		else
+			echo "mpirun.openmpi --allow-run-as-root --oversubscribe --bind-to none ${mca:+$mca }-np $np $PIN"
+		fi ;;
+	mpich) echo "mpirun.mpich -np $np $PIN" ;;
+	esac
+}
+
+# run LANE NP PROG ARGS... -> program output on stdout; status 0 on success
+run() {
+	local lane=$1 np=$2 prog=$3 out rc
+	shift 3
+	out=$TMP/run.out
+	log "run[$lane]: $(launch "$lane" "$np") $(lane_dir "$lane")/$prog $*"
+	# shellcheck disable=SC2046 # the launcher line is meant to split into words
+	timeout -k 10 "$TIMEOUT" $(launch "$lane" "$np") "$(lane_dir "$lane")/$prog" "$@" \
+		>"$out" 2>>"$LOG" </dev/null
+	rc=$?
+	cat "$out" >>"$LOG"
+	if [ "$rc" -ne 0 ]; then
+		if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+			log "  -> timed out after ${TIMEOUT}s"
+		else
+			log "  -> exit $rc"
+		fi
+		return 1
+	fi
+	cat "$out"
+}
+
+# value_at SIZE COLUMN: the COLUMN of the data line whose first field is SIZE
+value_at() { awk -v s="$1" -v c="$2" '!/^#/ && $1 == s { print $c; exit }'; }
+
+# rounds CALLBACK: CALLBACK REP LANE for every repetition and usable lane
+rounds() {
+	local cb=$1 rep lane
+	for ((rep = 1; rep <= REPS; rep++)); do
+		for lane in $LANES; do
+			[ "${LANE_OK[$lane]:-0}" = 1 ] && "$cb" "$rep" "$lane"
+		done
+	done
+}
+
+# ---- measurements ----------------------------------------------------------
+lat_once() {
+	local v iters=
+	[ "$QUICK" = 1 ] && iters="-n 3000"
+	# shellcheck disable=SC2086
+	v=$(run "$2" 2 pingpong -s 8 $iters | value_at 8 2)
+	if [ -n "$v" ]; then add_sample latency "$2" "$v"; else say "    latency: $2 run $1 failed"; fi
+}
+measure_latency() {
+	META_LABEL[latency]="8 B latency"; META_UNIT[latency]="usec"; META_JSON[latency]=latency_8B_us
+	RATIO_LABEL[latency]="mpi-lite / best"
+	rounds lat_once
+	finish_metric latency
+	ratio_vs_best latency min
+}
+
+stream_once() {
+	local v
+	v=$(run "$2" 2 stream -s 4m | value_at 4194304 2)
+	if [ -n "$v" ]; then
+		add_sample stream "$2" "$(awk -v x="$v" 'BEGIN { printf "%.4f", x / 1000 }')"
+	else
+		say "    stream: $2 run $1 failed"
+	fi
+}
+measure_stream() {
+	META_LABEL[stream]="4 MiB stream"; META_UNIT[stream]="GB/s"; META_JSON[stream]=stream_4MiB_GBps
+	RATIO_LABEL[stream]="mpi-lite / memcpy"
+	rounds stream_once
+	finish_metric stream
+	RATIO[stream]=$(div "${RES[stream|mpilite]:-}" "${RES[memcpy4m|memcpy]:-}")
+}
+
+barrier_once() {
+	local v budget=4
+	[ "$QUICK" = 1 ] && budget=2
+	v=$(run "$2" 4 barrier -t "$budget" | awk '!/^#/ && NF >= 2 { print $2; exit }')
+	if [ -n "$v" ]; then add_sample barrier "$2" "$v"; else say "    barrier: $2 run $1 failed"; fi
+}
+measure_barrier() {
+	META_LABEL[barrier]="4-rank barrier, 2 cores"; META_UNIT[barrier]="usec"
+	META_JSON[barrier]=barrier_4ranks_2cores_us
+	RATIO_LABEL[barrier]="mpi-lite / best"
+	rounds barrier_once
+	finish_metric barrier
+	ratio_vs_best barrier min
+}
+
+# memcpy: one process, pinned to the first core; any lane's binary will do
+# (it is plain C), the first one that built.
+measure_memcpy() {
+	local lane dir='' rep out s
+	for lane in $LANES; do
+		[ "${LANE_OK[$lane]:-0}" = 1 ] && { dir=$(lane_dir "$lane"); break; }
+	done
+	if [ -z "$dir" ]; then
+		mkdir -p "$TMP/cc"
+		dir=$TMP/cc
+		cc -O2 -o "$dir/memcpy_bw" bench/memcpy_bw.c >>"$LOG" 2>&1 || { say "  memcpy_bw: build failed"; return; }
+	fi
+	for ((rep = 1; rep <= REPS; rep++)); do
+		log "run[memcpy]: taskset -c 0 $dir/memcpy_bw 64k 1m 4m"
+		if ! out=$(timeout -k 10 "$TIMEOUT" taskset -c 0 "$dir/memcpy_bw" 64k 1m 4m 2>>"$LOG"); then
+			say "    memcpy: run $rep failed"
+			continue
+		fi
+		log "$out"
+		for s in 65536:memcpy64k 1048576:memcpy1m 4194304:memcpy4m; do
+			local v
+			v=$(printf '%s\n' "$out" | value_at "${s%%:*}" 2)
+			[ -n "$v" ] && add_sample "${s#*:}" memcpy "$v"
+		done
+	done
+	for s in memcpy64k memcpy1m memcpy4m; do
+		# shellcheck disable=SC2086
+		[ -n "${RAW[$s|memcpy]:-}" ] && RES[$s|memcpy]=$(median ${RAW[$s|memcpy]})
+	done
+}
+
+# ---- output ----------------------------------------------------------------
+fmt() { # 3 significant digits without exponents; n/a when missing
+	if [ -z "${1:-}" ]; then printf 'n/a'; return; fi
+	awk -v v="$1" 'BEGIN { a = v < 0 ? -v : v
+		if (a >= 100) printf "%.0f", v; else if (a >= 10) printf "%.1f", v
+		else if (a >= 1) printf "%.2f", v; else printf "%.3f", v }'
+}
+
+print_table() {
+	local m lane
+	printf '\nibx bench: 2 ranks pinned to %s cores, median of %d runs (%s)\n\n' "$NCPU" "$REPS" \
+		"$(date '+%Y-%m-%d %H:%M')"
+	printf '%-30s' ""
+	for lane in $LANES; do printf '%12s' "${LANE_NAME[$lane]}"; done
+	printf '   %s\n' "ratio"
+	for m in $MEASUREMENTS; do
+		[ "$m" = memcpy ] && continue
+		printf '%-30s' "${META_LABEL[$m]} (${META_UNIT[$m]})"
+		for lane in $LANES; do printf '%12s' "$(fmt "${RES[$m|$lane]:-}")"; done
+		printf '   %s = %s\n' "${RATIO_LABEL[$m]}" "$(fmt "${RATIO[$m]:-}")"
+	done
+	printf '\nmemcpy, one thread (GB/s): 64 KiB %s, 1 MiB %s, 4 MiB %s\n' \
+		"$(fmt "${RES[memcpy64k|memcpy]:-}")" "$(fmt "${RES[memcpy1m|memcpy]:-}")" \
+		"$(fmt "${RES[memcpy4m|memcpy]:-}")"
+	printf 'json: %s   log: %s\n' "$OUT" "$LOG"
+}
+
+jnum() { [ -n "${1:-}" ] && printf '%s' "$1" || printf 'null'; }
+jlist() { # samples -> [a, b, c]
+	local first=1 v
+	printf '['
+	for v in $1; do
+		[ $first = 1 ] || printf ', '
+		printf '%s' "$v"
+		first=0
+	done
+	printf ']'
+}
+
+write_json() {
+	local m lane first
+	{
+		printf '{\n  "host": "%s",\n  "date": "%s",\n  "cpus": %s,\n  "reps": %d,\n  "quick": %s,\n' \
+			"$(hostname)" "$(date -u '+%Y-%m-%dT%H:%M:%SZ')" "$NCPU" "$REPS" \
+			"$([ "$QUICK" = 1 ] && echo true || echo false)"
+		printf '  "lanes": {'
+		first=1
+		for lane in $LANES; do
+			[ $first = 1 ] || printf ','
+			printf '\n    "%s": {"ok": %s, "launcher": "%s"}' "$lane" \
+				"$([ "${LANE_OK[$lane]:-0}" = 1 ] && echo true || echo false)" \
+				"$(launch "$lane" 2)"
+			first=0
+		done
+		printf '\n  },\n  "results": {'
+		first=1
+		for m in $MEASUREMENTS; do
+			[ "$m" = memcpy ] && continue
+			[ $first = 1 ] || printf ','
+			first=0
+			printf '\n    "%s": {' "${META_JSON[$m]}"
+			for lane in $LANES; do
+				printf '"%s": %s, ' "$lane" "$(jnum "${RES[$m|$lane]:-}")"
+			done
+			printf '"ratio": %s, "ratio_is": "%s",\n      "samples": {' \
+				"$(jnum "${RATIO[$m]:-}")" "${RATIO_LABEL[$m]}"
+			local f2=1
+			for lane in $LANES; do
+				[ $f2 = 1 ] || printf ', '
+				printf '"%s": %s' "$lane" "$(jlist "${RAW[$m|$lane]:-}")"
+				f2=0
+			done
+			printf '}}'
+		done
+		printf ',\n    "memcpy_GBps": {"65536": %s, "1048576": %s, "4194304": %s,\n' \
+			"$(jnum "${RES[memcpy64k|memcpy]:-}")" "$(jnum "${RES[memcpy1m|memcpy]:-}")" \
+			"$(jnum "${RES[memcpy4m|memcpy]:-}")"
+		printf '      "samples": {"65536": %s, "1048576": %s, "4194304": %s}}\n  }\n}\n' \
+			"$(jlist "${RAW[memcpy64k|memcpy]:-}")" "$(jlist "${RAW[memcpy1m|memcpy]:-}")" \
+			"$(jlist "${RAW[memcpy4m|memcpy]:-}")"
+	} >"$OUT"
+}
+
+# ---- main ------------------------------------------------------------------
+say "compare.sh: building ($LANES)"
+for lane in $LANES; do
+	case "$lane" in
+	mpilite|openmpi|openmpi-nocma|mpich) ;;
+	*) echo "compare.sh: unknown lane '$lane'" >&2; exit 2 ;;
+	esac
+	build_lane "$lane" && LANE_OK[$lane]=1
+done
+for m in $MEASUREMENTS; do
+	say "compare.sh: $m ($REPS runs per lane, ${TIMEOUT}s limit per run)"
+	"measure_$m"
+done
+print_table
+write_json
+# a comparison with no implementation measured is a failure
+for lane in $LANES; do [ "${LANE_OK[$lane]:-0}" = 1 ] && exit 0; done
+exit 1

@@ -1,0 +1,262 @@
+/*
+ * context.c — ibx_init / ibx_finalize: bootstrap, choose a path per peer,
+ * drive the path modules through the collective connection sequence.
+ *
+ *   ibx_boot_init ─► who am I, who is node-local
+ *   choose paths   IBX_PATHS=auto: node-local → shm, others → verbs
+ *                  IBX_PATHS=shm:  every peer through shm (one node only)
+ *                  IBX_PATHS=verbs: every peer through core/qp
+ *   for every module: init(ranks)       (puts its addresses)
+ *   ibx_boot_fence(collect)
+ *   for every module: connect           (gets peers' addresses, attaches)
+ *   ibx_boot_fence(barrier)
+ *   for every module: ready             (all attached: unlink segments)
+ *
+ * Every rank calls every module's init/connect/ready, even with no peers on
+ * that path, so the fences line up across the job.
+ */
+#include "ibx_int.h"
+
+#include <stdlib.h>
+#include <strings.h>
+
+enum { PATH_SHM, PATH_VERBS, PATH_MAX };
+
+typedef struct path_choice {
+	int *ranks[PATH_MAX];
+	int n[PATH_MAX];
+} path_choice_t;
+
+static const ibx_path_module_t *path_module(int which)
+{
+	return which == PATH_SHM ? &ibx_shm_path_module : &ibx_qp_path_module;
+}
+
+static bool rank_is_local(const ibx_ctx_t *ctx, int r)
+{
+	for (int i = 0; i < ctx->local_size; i++)
+		if (ctx->local_ranks[i] == r)
+			return true;
+	return false;
+}
+
+static ibx_status_t choose_paths(ibx_ctx_t *ctx, path_choice_t *pc)
+{
+	const char *mode = ibx_config()->PATHS;
+	bool all_shm = !strcasecmp(mode, "shm");
+	bool all_verbs = !strcasecmp(mode, "verbs");
+
+	if (!all_shm && !all_verbs && strcasecmp(mode, "auto")) {
+		ibx_error("IBX_PATHS=%s: expected auto, shm or verbs", mode);
+		return IBX_ERR_INVALID_PARAM;
+	}
+	for (int p = 0; p < PATH_MAX; p++) {
+		pc->ranks[p] = calloc((size_t)ctx->size, sizeof(int));
+		if (!pc->ranks[p])
+			return IBX_ERR_NO_MEMORY;
+	}
+	for (int r = 0; r < ctx->size; r++) {
+		bool local = rank_is_local(ctx, r);
+		int p;
+
+		ctx->peers[r].rank = r;
+		ctx->peers[r].local = local;
+		if (r == ctx->rank)
+			continue;
+		if (all_shm && !local) {
+			ibx_error("IBX_PATHS=shm but rank %d is on another node", r);
+			return IBX_ERR_INVALID_PARAM;
+		}
+		p = (all_verbs || (!all_shm && !local)) ? PATH_VERBS : PATH_SHM;
+		pc->ranks[p][pc->n[p]++] = r;
+	}
+	return IBX_OK;
+}
+
+typedef ibx_status_t (*phase_fn_t)(ibx_ctx_t *ctx, void *state);
+
+static ibx_status_t run_phase(ibx_ctx_t *ctx, size_t offset, const char *what)
+{
+	for (int i = 0; i < ctx->npaths; i++) {
+		phase_fn_t fn = *(const phase_fn_t *)((const char *)ctx->paths[i].mod + offset);
+		ibx_status_t st = fn(ctx, ctx->paths[i].state);
+
+		if (st != IBX_OK) {
+			ibx_error("%s path: %s failed: %s", ctx->paths[i].mod->name, what,
+				  ibx_status_str(st));
+			return st;
+		}
+	}
+	return IBX_OK;
+}
+
+static void paths_fini(ibx_ctx_t *ctx)
+{
+	for (int i = ctx->npaths - 1; i >= 0; i--)
+		ctx->paths[i].mod->fini(ctx, ctx->paths[i].state);
+	ctx->npaths = 0;
+}
+
+static ibx_status_t paths_connect(ibx_ctx_t *ctx)
+{
+	path_choice_t pc;
+
+	memset(&pc, 0, sizeof(pc));
+	ibx_status_t st;
+
+	st = choose_paths(ctx, &pc);
+	if (st != IBX_OK)
+		goto out;
+	for (int p = 0; p < PATH_MAX; p++) {
+		const ibx_path_module_t *mod = path_module(p);
+		void *state = NULL;
+
+		st = mod->init(ctx, pc.ranks[p], pc.n[p], &state);
+		if (st != IBX_OK) {
+			ibx_error("%s path: init failed: %s", mod->name, ibx_status_str(st));
+			goto out;
+		}
+		ctx->paths[ctx->npaths].mod = mod;
+		ctx->paths[ctx->npaths].state = state;
+		ctx->npaths++;
+	}
+	st = ibx_boot_fence(ctx->boot, true);
+	if (st != IBX_OK)
+		goto out;
+	st = run_phase(ctx, offsetof(ibx_path_module_t, connect), "connect");
+	if (st != IBX_OK)
+		goto out;
+	st = ibx_boot_fence(ctx->boot, false);
+	if (st != IBX_OK)
+		goto out;
+	st = run_phase(ctx, offsetof(ibx_path_module_t, ready), "ready");
+	if (st != IBX_OK)
+		goto out;
+	for (int r = 0; r < ctx->size; r++) {
+		if (r != ctx->rank && !ctx->peers[r].ops) {
+			ibx_error("no path connected rank %d", r);
+			st = IBX_ERR_UNREACHABLE;
+			goto out;
+		}
+	}
+out:
+	for (int p = 0; p < PATH_MAX; p++)
+		free(pc.ranks[p]);
+	return st;
+}
+
+ibx_status_t ibx_init(const ibx_init_params_t *params, ibx_ctx_t **ctx_p)
+{
+	ibx_ctx_t *ctx;
+	ibx_status_t st;
+
+	if (!ctx_p)
+		return IBX_ERR_INVALID_PARAM;
+	(void)ibx_config();
+	ctx = calloc(1, sizeof(*ctx));
+	if (!ctx)
+		return IBX_ERR_NO_MEMORY;
+	ctx->flags = params ? params->flags : 0;
+	ctx->spin_count = (uint64_t)ibx_config()->SPIN_COUNT;
+
+	st = ibx_boot_init(&ctx->boot);
+	if (st != IBX_OK)
+		goto err_free;
+	ctx->rank = ibx_boot_rank(ctx->boot);
+	ctx->size = ibx_boot_size(ctx->boot);
+	ctx->local_size = ibx_boot_local_size(ctx->boot);
+	ctx->local_ranks = ibx_boot_local_ranks(ctx->boot);
+	ibx_log_set_rank(ctx->rank);
+
+	ctx->peers = calloc((size_t)ctx->size, sizeof(*ctx->peers));
+	if (!ctx->peers) {
+		st = IBX_ERR_NO_MEMORY;
+		goto err_boot;
+	}
+	st = paths_connect(ctx);
+	if (st != IBX_OK)
+		goto err_paths;
+	ibx_debug("initialised: rank %d of %d, %d node-local", ctx->rank, ctx->size,
+		  ctx->local_size);
+	*ctx_p = ctx;
+	return IBX_OK;
+
+err_paths:
+	paths_fini(ctx);
+	free(ctx->peers);
+err_boot:
+	ibx_boot_fini(ctx->boot);
+err_free:
+	free(ctx);
+	return st;
+}
+
+static bool paths_busy(ibx_ctx_t *ctx)
+{
+	for (int i = 0; i < ctx->npaths; i++)
+		if (ctx->paths[i].mod->busy(ctx, ctx->paths[i].state))
+			return true;
+	return false;
+}
+
+ibx_status_t ibx_finalize(ibx_ctx_t *ctx)
+{
+	ibx_status_t st;
+	unsigned idle = 0;
+
+	if (!ctx)
+		return IBX_ERR_INVALID_PARAM;
+	/* Sends still in flight need their receivers: drain before the fence. */
+	while (paths_busy(ctx))
+		ibx_progress_wait(ctx, &idle);
+	st = ibx_boot_fence(ctx->boot, false);
+	paths_fini(ctx);
+	ibx_tag_cleanup(ctx);
+	ibx_boot_fini(ctx->boot);
+	free(ctx->peers);
+	free(ctx);
+	return st;
+}
+
+int ibx_rank(const ibx_ctx_t *ctx)
+{
+	return ctx ? ctx->rank : -1;
+}
+
+int ibx_size(const ibx_ctx_t *ctx)
+{
+	return ctx ? ctx->size : -1;
+}
+
+int ibx_local_size(const ibx_ctx_t *ctx)
+{
+	return ctx ? ctx->local_size : -1;
+}
+
+const int *ibx_local_ranks(const ibx_ctx_t *ctx)
+{
+	return ctx ? ctx->local_ranks : NULL;
+}
+
+const char *ibx_peer_path_name(const ibx_ctx_t *ctx, int peer)
+{
+	if (!ctx || peer < 0 || peer >= ctx->size)
+		return NULL;
+	if (peer == ctx->rank)
+		return "self";
+	return ctx->peers[peer].ops ? ctx->peers[peer].ops->name : "none";
+}
+
+ibx_status_t ibx_boot_barrier(ibx_ctx_t *ctx)
+{
+	if (!ctx)
+		return IBX_ERR_INVALID_PARAM;
+	return ibx_boot_fence(ctx->boot, false);
+}
+
+ibx_status_t ibx_abort(ibx_ctx_t *ctx, int code, const char *msg)
+{
+	if (!ctx)
+		return IBX_ERR_INVALID_PARAM;
+	return ibx_boot_abort(ctx->boot, code, msg ? msg : "ibx_abort");
+}

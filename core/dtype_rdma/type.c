@@ -1,0 +1,761 @@
+/*
+ * type.c — datatype constructors, bounds, reference counting and queries.
+ *
+ * A handle is a node of the constructor tree:
+ *
+ *     struct_t ──► [ double ]          every arrow is a reference: freeing
+ *        │                             the user's handle of `vec` leaves it
+ *        └──────► [ vec ] ──► [ int ]  alive as long as struct_t holds it
+ *
+ * Bounds follow MPI 3.1 §4.1 on the typemap the tree stands for, computed
+ * per constructor from the children's summaries, never by expansion:
+ *   - true_lb/true_ub: min/max over the basic entries (markers ignored);
+ *   - lb/ub markers exist only through resized (MPI-3 removed MPI_LB/UB), so
+ *     a type has both or neither; they are "sticky": a type built from a
+ *     child with markers has lb = min, ub = max over the children's markers;
+ *   - without markers lb = true_lb and ub = true_ub + eps, eps rounding
+ *     ub - lb up to a multiple of the largest alignment of a basic type in
+ *     the typemap (the struct padding rule: {double, char} has extent 16).
+ *     The standard states eps for every typemap, so it applies to every
+ *     constructor here (it is a no-op whenever strides keep alignment).
+ */
+#include "dtype_int.h"
+
+#include <pthread.h>
+
+/* ---- allocation and references -------------------------------------------- */
+
+ibx_status_t dt_alloc(int kind, ibx_dt_t **dt_p)
+{
+	ibx_dt_t *dt = calloc(1, sizeof(*dt));
+
+	if (!dt)
+		return IBX_ERR_NO_MEMORY;
+	atomic_init(&dt->refs, 1);
+	dt->kind = (uint8_t)kind;
+	dt->align = 1;
+	dt->sig = dt_sig_empty();
+	*dt_p = dt;
+	return IBX_OK;
+}
+
+/*
+ * Wire ids: a small process-wide table of versions indexed by id. A freed
+ * type returns its id; the next type to take it gets version + 1, so a peer
+ * caching (rank, id, version) never confuses the two (§5.4.2).
+ */
+static pthread_mutex_t wire_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint32_t *wire_versions;
+static uint64_t wire_cap, wire_next;
+static uint64_t *wire_free;
+static uint64_t wire_nfree, wire_free_cap;
+
+ibx_status_t dt_wire_id_assign(ibx_dt_t *dt)
+{
+	ibx_status_t st = IBX_OK;
+	uint64_t id;
+
+	pthread_mutex_lock(&wire_lock);
+	if (wire_nfree > 0) {
+		id = wire_free[--wire_nfree];
+	} else {
+		if (wire_next == wire_cap) {
+			uint64_t ncap = wire_cap ? wire_cap * 2 : 256;
+			uint32_t *nv = realloc(wire_versions, ncap * sizeof(*nv));
+
+			if (!nv) {
+				st = IBX_ERR_NO_MEMORY;
+				goto out;
+			}
+			memset(nv + wire_cap, 0, (ncap - wire_cap) * sizeof(*nv));
+			wire_versions = nv;
+			wire_cap = ncap;
+		}
+		id = wire_next++;
+	}
+	dt->wire_id = id;
+	dt->wire_version = ++wire_versions[id];
+	dt->has_wire_id = true;
+out:
+	pthread_mutex_unlock(&wire_lock);
+	return st;
+}
+
+static void wire_id_release(ibx_dt_t *dt)
+{
+	pthread_mutex_lock(&wire_lock);
+	if (wire_nfree == wire_free_cap) {
+		uint64_t ncap = wire_free_cap ? wire_free_cap * 2 : 256;
+		uint64_t *nf = realloc(wire_free, ncap * sizeof(*nf));
+
+		if (!nf) {
+			/* the id is leaked, never reused: still correct */
+			pthread_mutex_unlock(&wire_lock);
+			return;
+		}
+		wire_free = nf;
+		wire_free_cap = ncap;
+	}
+	wire_free[wire_nfree++] = dt->wire_id;
+	pthread_mutex_unlock(&wire_lock);
+}
+
+void dt_release(ibx_dt_t *dt)
+{
+	if (!dt || atomic_fetch_sub_explicit(&dt->refs, 1, memory_order_acq_rel) != 1)
+		return;
+	if (dt->child)
+		dt_release(dt->child);
+	if (dt->types) {
+		for (int64_t k = 0; k < dt->count; k++)
+			dt_release(dt->types[k]);
+		free(dt->types);
+	}
+	if (dt->has_wire_id && dt->kind != DT_REMOTE)
+		wire_id_release(dt);
+	free(dt->blens);
+	free(dt->displs);
+	free(dt->prog);
+	free(dt);
+}
+
+static void dt_retain_child(ibx_dt_t *dt)
+{
+	atomic_fetch_add_explicit(&dt->refs, 1, memory_order_relaxed);
+}
+
+ibx_status_t ibx_dt_retain(ibx_dt_t *dt)
+{
+	if (!dt)
+		return IBX_ERR_INVALID_PARAM;
+	dt_retain_child(dt);
+	return IBX_OK;
+}
+
+ibx_status_t ibx_dt_free(ibx_dt_t **dt_p)
+{
+	if (!dt_p || !*dt_p)
+		return IBX_ERR_INVALID_PARAM;
+	dt_release(*dt_p);
+	*dt_p = NULL;
+	return IBX_OK;
+}
+
+/* ---- bounds of a typemap built from copies of children ---------------------- */
+
+typedef struct dt_acc {
+	bool data, markers;
+	int64_t tlb, tub;   /* data bounds */
+	int64_t mlb, mub;   /* marker bounds */
+	int64_t align, size, nelem;
+	int depth;
+	dt_sig_t sig;
+} dt_acc_t;
+
+static void acc_init(dt_acc_t *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->align = 1;
+	a->tlb = a->mlb = INT64_MAX;
+	a->tub = a->mub = INT64_MIN;
+	a->sig = dt_sig_empty();
+}
+
+/* @copies (> 0) copies of @c, at displacements between @dmin and @dmax
+ * (both reached), appended to the typemap in order. */
+static ibx_status_t acc_add(dt_acc_t *a, const ibx_dt_t *c, int64_t copies, int64_t dmin,
+			    int64_t dmax)
+{
+	int64_t v, w;
+
+	if (!dt_mul(copies, c->size, &v) || !dt_add(a->size, v, &a->size))
+		return IBX_ERR_OVERFLOW;
+	if (!dt_mul(copies, c->nelem, &v) || !dt_add(a->nelem, v, &a->nelem))
+		return IBX_ERR_OVERFLOW;
+	if (c->nelem > 0) {
+		if (!dt_add(c->true_lb, dmin, &v) || !dt_add(c->true_ub, dmax, &w))
+			return IBX_ERR_OVERFLOW;
+		a->tlb = dt_min(a->tlb, v);
+		a->tub = dt_max(a->tub, w);
+		a->data = true;
+	}
+	if (c->markers) {
+		if (!dt_add(c->lb, dmin, &v) || !dt_add(c->ub, dmax, &w))
+			return IBX_ERR_OVERFLOW;
+		a->mlb = dt_min(a->mlb, v);
+		a->mub = dt_max(a->mub, w);
+		a->markers = true;
+	}
+	a->align = dt_max(a->align, c->align);
+	if (c->depth > a->depth)
+		a->depth = c->depth;
+	a->sig = dt_sig_cat(a->sig, dt_sig_rep(c->sig, (uint64_t)copies));
+	return IBX_OK;
+}
+
+/* Displacement range of the copies i * stride + j * ext, 0 <= i < count,
+ * 0 <= j < blocklen (count, blocklen >= 1). */
+static bool copy_range(int64_t count, int64_t stride, int64_t blocklen, int64_t ext,
+		       int64_t base, int64_t *dmin_p, int64_t *dmax_p)
+{
+	int64_t s, e, lo, hi;
+
+	if (!dt_mul(count - 1, stride, &s) || !dt_mul(blocklen - 1, ext, &e))
+		return false;
+	if (!dt_add(dt_min(0, s), dt_min(0, e), &lo) || !dt_add(dt_max(0, s), dt_max(0, e), &hi))
+		return false;
+	if (!dt_add(base, lo, &lo) || !dt_add(base, hi, &hi))
+		return false;
+	*dmin_p = lo;
+	*dmax_p = hi;
+	return true;
+}
+
+static ibx_status_t acc_finish(dt_acc_t *a, ibx_dt_t *dt)
+{
+	int64_t ext;
+
+	if (a->depth + 1 > IBX_DT_MAX_TREE_DEPTH) {
+		ibx_debug("datatype nesting deeper than %d", IBX_DT_MAX_TREE_DEPTH);
+		return IBX_ERR_NO_RESOURCE;
+	}
+	dt->depth = a->depth + 1;
+	dt->size = a->size;
+	dt->nelem = a->nelem;
+	dt->sig = a->sig;
+	dt->align = a->align;
+	dt->markers = a->markers;
+	if (a->data) {
+		dt->true_lb = a->tlb;
+		dt->true_ub = a->tub;
+	} else {
+		dt->true_lb = dt->true_ub = 0;
+	}
+	if (a->markers) {
+		dt->lb = a->mlb;
+		dt->ub = a->mub;
+	} else {
+		dt->lb = dt->true_lb;
+		dt->ub = dt->true_ub;
+		if (a->data && a->align > 1) {
+			int64_t r;
+
+			if (!dt_sub(dt->ub, dt->lb, &ext))
+				return IBX_ERR_OVERFLOW;
+			r = ext % a->align;
+			if (r < 0)
+				r += a->align;
+			if (r && !dt_add(dt->ub, a->align - r, &dt->ub))
+				return IBX_ERR_OVERFLOW;
+		}
+	}
+	if (!dt_sub(dt->ub, dt->lb, &ext))
+		return IBX_ERR_OVERFLOW;
+	return IBX_OK;
+}
+
+static ibx_status_t check_old(const ibx_dt_t *old, ibx_dt_t **dt_p)
+{
+	if (!old || !dt_p)
+		return IBX_ERR_INVALID_PARAM;
+	if (old->kind == DT_REMOTE) {
+		ibx_debug("a deserialised layout cannot be part of a new datatype");
+		return IBX_ERR_INVALID_PARAM;
+	}
+	return IBX_OK;
+}
+
+static int64_t ext_of(const ibx_dt_t *dt)
+{
+	return dt->ub - dt->lb;
+}
+
+/* ---- constructors ------------------------------------------------------------ */
+
+ibx_status_t ibx_dt_basic(uint32_t code, int64_t size, int64_t align, ibx_dt_t **dt_p)
+{
+	ibx_dt_t *dt;
+	ibx_status_t st;
+
+	if (!dt_p || size < 1 || align < 1 || (align & (align - 1)) || size % align)
+		return IBX_ERR_INVALID_PARAM;
+	st = dt_alloc(DT_BASIC, &dt);
+	if (st)
+		return st;
+	dt->code = code;
+	dt->size = size;
+	dt->ub = size;
+	dt->true_ub = size;
+	dt->align = align;
+	dt->nelem = 1;
+	dt->sig = dt_sig_basic(code, size);
+	*dt_p = dt;
+	return IBX_OK;
+}
+
+/* count blocks of blocklen copies of old, block i at i * stride bytes */
+static ibx_status_t make_hvector(int kind, int64_t count, int64_t blocklen, int64_t stride,
+				 ibx_dt_t *old, ibx_dt_t **dt_p)
+{
+	ibx_dt_t *dt;
+	dt_acc_t a;
+	ibx_status_t st;
+	int64_t copies, dmin, dmax;
+
+	st = check_old(old, dt_p);
+	if (st)
+		return st;
+	if (count < 0 || blocklen < 0)
+		return IBX_ERR_INVALID_PARAM;
+	acc_init(&a);
+	a.depth = old->depth;
+	if (!dt_mul(count, blocklen, &copies))
+		return IBX_ERR_OVERFLOW;
+	if (copies > 0) {
+		if (!copy_range(count, stride, blocklen, ext_of(old), 0, &dmin, &dmax))
+			return IBX_ERR_OVERFLOW;
+		st = acc_add(&a, old, copies, dmin, dmax);
+		if (st)
+			return st;
+	}
+	st = dt_alloc(kind, &dt);
+	if (st)
+		return st;
+	st = acc_finish(&a, dt);
+	if (st)
+		goto err_free;
+	dt->count = count;
+	dt->blocklen = blocklen;
+	dt->stride = stride;
+	dt->child = old;
+	dt_retain_child(old);
+	*dt_p = dt;
+	return IBX_OK;
+
+err_free:
+	dt_release(dt);
+	return st;
+}
+
+ibx_status_t ibx_dt_contiguous(int64_t count, ibx_dt_t *old, ibx_dt_t **dt_p)
+{
+	ibx_status_t st = check_old(old, dt_p);
+
+	if (st)
+		return st;
+	return make_hvector(DT_CONTIG, count, 1, ext_of(old), old, dt_p);
+}
+
+ibx_status_t ibx_dt_vector(int64_t count, int64_t blocklen, int64_t stride, ibx_dt_t *old,
+			   ibx_dt_t **dt_p)
+{
+	ibx_status_t st = check_old(old, dt_p);
+	int64_t bytes;
+
+	if (st)
+		return st;
+	if (count < 0 || blocklen < 0)
+		return IBX_ERR_INVALID_PARAM;
+	if (!dt_mul(stride, ext_of(old), &bytes))
+		return IBX_ERR_OVERFLOW;
+	return make_hvector(DT_VECTOR, count, blocklen, bytes, old, dt_p);
+}
+
+ibx_status_t ibx_dt_hvector(int64_t count, int64_t blocklen, int64_t stride, ibx_dt_t *old,
+			    ibx_dt_t **dt_p)
+{
+	return make_hvector(DT_HVECTOR, count, blocklen, stride, old, dt_p);
+}
+
+/* indexed family: blocklens == NULL means every block has @blocklen;
+ * @unit converts displacements to bytes (old's extent, or 1 for h*). */
+static ibx_status_t make_indexed(int kind, int64_t count, const int64_t *blocklens,
+				 int64_t blocklen, const int64_t *displs, bool bytes, ibx_dt_t *old,
+				 ibx_dt_t **dt_p)
+{
+	ibx_dt_t *dt = NULL;
+	dt_acc_t a;
+	ibx_status_t st;
+	int64_t ext, copies = 0, dmin = INT64_MAX, dmax = INT64_MIN;
+	int64_t *bl = NULL, *dp = NULL;
+
+	st = check_old(old, dt_p);
+	if (st)
+		return st;
+	if (count < 0 || (count > 0 && !displs) || (!blocklens && blocklen < 0))
+		return IBX_ERR_INVALID_PARAM;
+	if ((uint64_t)count > SIZE_MAX / sizeof(int64_t))
+		return IBX_ERR_OVERFLOW;
+	ext = ext_of(old);
+	if (count > 0) {
+		bl = malloc((size_t)count * sizeof(*bl));
+		dp = malloc((size_t)count * sizeof(*dp));
+		if (!bl || !dp) {
+			st = IBX_ERR_NO_MEMORY;
+			goto err_arrays;
+		}
+	}
+	for (int64_t k = 0; k < count; k++) {
+		int64_t b = blocklens ? blocklens[k] : blocklen, lo, hi;
+
+		if (b < 0) {
+			st = IBX_ERR_INVALID_PARAM;
+			goto err_arrays;
+		}
+		bl[k] = b;
+		if (bytes)
+			dp[k] = displs[k];
+		else if (!dt_mul(displs[k], ext, &dp[k])) {
+			st = IBX_ERR_OVERFLOW;
+			goto err_arrays;
+		}
+		if (b == 0)
+			continue;
+		if (!dt_add(copies, b, &copies) || !copy_range(1, 0, b, ext, dp[k], &lo, &hi)) {
+			st = IBX_ERR_OVERFLOW;
+			goto err_arrays;
+		}
+		dmin = dt_min(dmin, lo);
+		dmax = dt_max(dmax, hi);
+	}
+	acc_init(&a);
+	a.depth = old->depth;
+	if (copies > 0) {
+		st = acc_add(&a, old, copies, dmin, dmax);
+		if (st)
+			goto err_arrays;
+	}
+	st = dt_alloc(kind, &dt);
+	if (st)
+		goto err_arrays;
+	st = acc_finish(&a, dt);
+	if (st)
+		goto err_dt;
+	dt->count = count;
+	dt->blocklen = blocklens ? -1 : blocklen;
+	dt->blens = bl;
+	dt->displs = dp;
+	dt->child = old;
+	dt_retain_child(old);
+	*dt_p = dt;
+	return IBX_OK;
+
+err_dt:
+	dt_release(dt);
+err_arrays:
+	free(bl);
+	free(dp);
+	return st;
+}
+
+ibx_status_t ibx_dt_indexed(int64_t count, const int64_t *blocklens, const int64_t *displs,
+			    ibx_dt_t *old, ibx_dt_t **dt_p)
+{
+	if (count > 0 && !blocklens)
+		return IBX_ERR_INVALID_PARAM;
+	return make_indexed(DT_INDEXED, count, blocklens, 0, displs, false, old, dt_p);
+}
+
+ibx_status_t ibx_dt_hindexed(int64_t count, const int64_t *blocklens, const int64_t *displs,
+			     ibx_dt_t *old, ibx_dt_t **dt_p)
+{
+	if (count > 0 && !blocklens)
+		return IBX_ERR_INVALID_PARAM;
+	return make_indexed(DT_HINDEXED, count, blocklens, 0, displs, true, old, dt_p);
+}
+
+ibx_status_t ibx_dt_indexed_block(int64_t count, int64_t blocklen, const int64_t *displs,
+				  ibx_dt_t *old, ibx_dt_t **dt_p)
+{
+	return make_indexed(DT_INDEXED_BLOCK, count, NULL, blocklen, displs, false, old, dt_p);
+}
+
+ibx_status_t ibx_dt_hindexed_block(int64_t count, int64_t blocklen, const int64_t *displs,
+				   ibx_dt_t *old, ibx_dt_t **dt_p)
+{
+	return make_indexed(DT_HINDEXED_BLOCK, count, NULL, blocklen, displs, true, old, dt_p);
+}
+
+ibx_status_t ibx_dt_struct(int64_t count, const int64_t *blocklens, const int64_t *displs,
+			   ibx_dt_t *const *types, ibx_dt_t **dt_p)
+{
+	ibx_dt_t *dt = NULL;
+	dt_acc_t a;
+	ibx_status_t st;
+	int64_t *bl = NULL, *dp = NULL;
+	ibx_dt_t **ty = NULL;
+
+	if (!dt_p || count < 0 || (count > 0 && (!blocklens || !displs || !types)))
+		return IBX_ERR_INVALID_PARAM;
+	if ((uint64_t)count > SIZE_MAX / sizeof(int64_t))
+		return IBX_ERR_OVERFLOW;
+	acc_init(&a);
+	for (int64_t k = 0; k < count; k++) {
+		st = check_old(types[k], dt_p);
+		if (st)
+			return st;
+		if (blocklens[k] < 0)
+			return IBX_ERR_INVALID_PARAM;
+		if (types[k]->depth > a.depth)
+			a.depth = types[k]->depth;
+	}
+	for (int64_t k = 0; k < count; k++) {
+		int64_t lo, hi;
+
+		if (blocklens[k] == 0)
+			continue;
+		if (!copy_range(1, 0, blocklens[k], ext_of(types[k]), displs[k], &lo, &hi))
+			return IBX_ERR_OVERFLOW;
+		st = acc_add(&a, types[k], blocklens[k], lo, hi);
+		if (st)
+			return st;
+	}
+	if (count > 0) {
+		bl = malloc((size_t)count * sizeof(*bl));
+		dp = malloc((size_t)count * sizeof(*dp));
+		ty = malloc((size_t)count * sizeof(*ty));
+		if (!bl || !dp || !ty) {
+			st = IBX_ERR_NO_MEMORY;
+			goto err_arrays;
+		}
+		memcpy(bl, blocklens, (size_t)count * sizeof(*bl));
+		memcpy(dp, displs, (size_t)count * sizeof(*dp));
+	}
+	st = dt_alloc(DT_STRUCT, &dt);
+	if (st)
+		goto err_arrays;
+	st = acc_finish(&a, dt);
+	if (st)
+		goto err_dt;
+	for (int64_t k = 0; k < count; k++) {
+		ty[k] = types[k];
+		dt_retain_child(ty[k]);
+	}
+	dt->count = count;
+	dt->blens = bl;
+	dt->displs = dp;
+	dt->types = ty;
+	*dt_p = dt;
+	return IBX_OK;
+
+err_dt:
+	dt_release(dt);
+err_arrays:
+	free(bl);
+	free(dp);
+	free(ty);
+	return st;
+}
+
+ibx_status_t ibx_dt_resized(ibx_dt_t *old, int64_t lb, int64_t extent, ibx_dt_t **dt_p)
+{
+	ibx_dt_t *dt;
+	ibx_status_t st = check_old(old, dt_p);
+	int64_t ub;
+
+	if (st)
+		return st;
+	if (!dt_add(lb, extent, &ub))
+		return IBX_ERR_OVERFLOW;
+	if (old->depth + 1 > IBX_DT_MAX_TREE_DEPTH)
+		return IBX_ERR_NO_RESOURCE;
+	st = dt_alloc(DT_RESIZED, &dt);
+	if (st)
+		return st;
+	dt->depth = old->depth + 1;
+	dt->size = old->size;
+	dt->nelem = old->nelem;
+	dt->sig = old->sig;
+	dt->align = old->align;
+	dt->true_lb = old->true_lb;
+	dt->true_ub = old->true_ub;
+	dt->markers = true;
+	dt->lb = lb;
+	dt->ub = ub;
+	dt->child = old;
+	dt_retain_child(old);
+	*dt_p = dt;
+	return IBX_OK;
+}
+
+/* A wrapper with the same typemap as @old (dup, subarray). */
+static ibx_status_t make_alias(int kind, ibx_dt_t *old, ibx_dt_t **dt_p)
+{
+	ibx_dt_t *dt;
+	ibx_status_t st;
+
+	if (old->depth + 1 > IBX_DT_MAX_TREE_DEPTH)
+		return IBX_ERR_NO_RESOURCE;
+	st = dt_alloc(kind, &dt);
+	if (st)
+		return st;
+	dt->depth = old->depth + 1;
+	dt->size = old->size;
+	dt->nelem = old->nelem;
+	dt->sig = old->sig;
+	dt->align = old->align;
+	dt->true_lb = old->true_lb;
+	dt->true_ub = old->true_ub;
+	dt->markers = old->markers;
+	dt->lb = old->lb;
+	dt->ub = old->ub;
+	dt->child = old;
+	dt_retain_child(old);
+	*dt_p = dt;
+	return IBX_OK;
+}
+
+ibx_status_t ibx_dt_dup(ibx_dt_t *old, ibx_dt_t **dt_p)
+{
+	ibx_dt_t *dt;
+	ibx_status_t st = check_old(old, dt_p);
+
+	if (st)
+		return st;
+	st = make_alias(DT_DUP, old, &dt);
+	if (st)
+		return st;
+	if (old->committed) {
+		st = ibx_dt_commit(dt);
+		if (st) {
+			dt_release(dt);
+			return st;
+		}
+	}
+	*dt_p = dt;
+	return IBX_OK;
+}
+
+/*
+ * subarray = resized(hindexed_block(1, 1, {start offset}, T), 0, whole array)
+ * with T the hvector chain over the dimensions, fastest first:
+ *   T0 = contiguous(subsizes[f0], old), Tk = hvector(subsizes[fk], 1, stride_k, Tk-1)
+ * stride_k = extent(old) * prod(sizes of the faster dimensions).
+ */
+ibx_status_t ibx_dt_subarray(int ndims, const int64_t *sizes, const int64_t *subsizes,
+			     const int64_t *starts, int order, ibx_dt_t *old, ibx_dt_t **dt_p)
+{
+	ibx_dt_t *t = NULL, *t2 = NULL, *dt;
+	ibx_status_t st = check_old(old, dt_p);
+	int64_t stride, disp = 0, v;
+
+	if (st)
+		return st;
+	if (ndims < 1 || !sizes || !subsizes || !starts ||
+	    (order != IBX_DT_ORDER_C && order != IBX_DT_ORDER_FORTRAN))
+		return IBX_ERR_INVALID_PARAM;
+	for (int d = 0; d < ndims; d++) {
+		if (sizes[d] < 1 || subsizes[d] < 0 || subsizes[d] > sizes[d] || starts[d] < 0 ||
+		    starts[d] > sizes[d] - subsizes[d])
+			return IBX_ERR_INVALID_PARAM;
+	}
+	stride = ext_of(old);
+	for (int k = 0; k < ndims; k++) {
+		int d = order == IBX_DT_ORDER_C ? ndims - 1 - k : k;
+
+		if (k == 0)
+			st = ibx_dt_contiguous(subsizes[d], old, &t2);
+		else
+			st = ibx_dt_hvector(subsizes[d], 1, stride, t, &t2);
+		if (st)
+			goto err;
+		if (t)
+			dt_release(t);
+		t = t2;
+		t2 = NULL;
+		if (!dt_mul(starts[d], stride, &v) || !dt_add(disp, v, &disp) ||
+		    !dt_mul(stride, sizes[d], &stride)) {
+			st = IBX_ERR_OVERFLOW;
+			goto err;
+		}
+	}
+	st = ibx_dt_hindexed_block(1, 1, &disp, t, &t2);
+	if (st)
+		goto err;
+	dt_release(t);
+	t = t2;
+	t2 = NULL;
+	st = ibx_dt_resized(t, 0, stride, &t2);
+	if (st)
+		goto err;
+	dt_release(t);
+	t = t2;
+	t2 = NULL;
+	st = make_alias(DT_SUBARRAY, t, &dt);
+	if (st)
+		goto err;
+	dt_release(t);
+	*dt_p = dt;
+	return IBX_OK;
+
+err:
+	if (t)
+		dt_release(t);
+	return st;
+}
+
+/* ---- commit and queries -------------------------------------------------------- */
+
+ibx_status_t ibx_dt_commit(ibx_dt_t *dt)
+{
+	ibx_dt_prog_t *prog;
+	ibx_status_t st;
+
+	if (!dt)
+		return IBX_ERR_INVALID_PARAM;
+	if (dt->committed)
+		return IBX_OK;
+	st = dt_compile(dt, &prog);
+	if (st) {
+		ibx_debug("datatype commit failed: %s", ibx_status_str(st));
+		return st;
+	}
+	return dt_install_prog(dt, prog);
+}
+
+ibx_status_t ibx_dt_query(const ibx_dt_t *dt, ibx_dt_info_t *info_p)
+{
+	if (!dt || !info_p)
+		return IBX_ERR_INVALID_PARAM;
+	info_p->size = dt->size;
+	info_p->lb = dt->lb;
+	info_p->ub = dt->ub;
+	info_p->extent = dt->ub - dt->lb;
+	info_p->true_lb = dt->true_lb;
+	info_p->true_extent = dt->true_ub - dt->true_lb;
+	info_p->align = dt->align;
+	info_p->nelem = dt->nelem;
+	info_p->depth = dt->depth;
+	info_p->committed = dt->committed;
+	info_p->remote = dt->kind == DT_REMOTE;
+	info_p->contig = dt->committed && dt->contig;
+	info_p->dense = dt->committed && dt->dense;
+	return IBX_OK;
+}
+
+int64_t ibx_dt_size(const ibx_dt_t *dt)
+{
+	return dt->size;
+}
+
+int64_t ibx_dt_extent(const ibx_dt_t *dt)
+{
+	return dt->ub - dt->lb;
+}
+
+ibx_status_t ibx_dt_stats(const ibx_dt_t *dt, ibx_dt_stats_t *stats_p)
+{
+	if (!dt || !stats_p || !dt->committed)
+		return IBX_ERR_INVALID_PARAM;
+	*stats_p = dt->stats;
+	return IBX_OK;
+}
+
+ibx_status_t ibx_dt_wire_id(const ibx_dt_t *dt, uint64_t *id_p, uint32_t *version_p)
+{
+	if (!dt || !id_p || !version_p || !dt->committed)
+		return IBX_ERR_INVALID_PARAM;
+	*id_p = dt->wire_id;
+	*version_p = dt->wire_version;
+	return IBX_OK;
+}

@@ -1,0 +1,264 @@
+/*
+ * qp_int.h — declarations private to core/qp: the verbs path's state
+ * (module, peers, send-queue tracking, wire headers) shared by conn.c,
+ * channel.c, rdma.c and mem.c. The protocols are drawn in channel.c.
+ */
+#ifndef IBX_QP_INT_H
+#define IBX_QP_INT_H
+
+#include "qp.h"
+#include "reg_cache/reg_cache.h"
+
+#include <sys/uio.h>
+
+/* cm.c: releases the rdma_cm id and channel a QP came from (no-op for QPs
+ * set up without rdma_cm). Called twice by ibx_qp_destroy: before the QP
+ * is destroyed (@disconnect: rdma_disconnect) and after it (the id). */
+void ibx_qp_cm_release(ibx_qp_t *qp, bool disconnect);
+
+/* ---- wire format of the channel (both ends run the same build) ---------- */
+enum qp_msg_type {
+	QP_MSG_EAGER = 1, /* hdr | payload */
+	QP_MSG_RTS = 2,   /* hdr | qp_rts_t: rendezvous announcement */
+	QP_MSG_FIN = 3,   /* hdr | qp_fin_t: rendezvous data moved */
+};
+
+typedef struct qp_hdr {
+	uint8_t type;
+	uint8_t flags;
+	uint16_t credits; /* piggy-backed: messages of yours I have consumed (mod 2^16) */
+	int32_t src;      /* sender's world rank */
+	uint64_t tag;
+} qp_hdr_t;
+
+typedef struct qp_rts {
+	uint64_t addr;
+	uint64_t len;
+	uint32_t rkey;
+	uint32_t id; /* the sender's rendezvous id, echoed in the FIN */
+} qp_rts_t;
+
+typedef struct qp_fin {
+	uint32_t id;
+	uint32_t pad;
+} qp_fin_t;
+
+/* The credit mailbox word a peer RDMA-writes into our memory: the count in
+ * the low half, its complement in the high half, so that a torn read (the
+ * NIC or rxe's memcpy landing while we load) is recognised and skipped. */
+static inline uint32_t qp_mbox_encode(uint16_t count)
+{
+	return (uint32_t)count | (((uint32_t)count ^ 0xffffu) << 16);
+}
+static inline bool qp_mbox_decode(uint32_t w, uint16_t *count_p)
+{
+	if (((w ^ (w >> 16)) & 0xffffu) != 0xffffu)
+		return false;
+	*count_p = (uint16_t)w;
+	return true;
+}
+
+/* ---- send-queue tracking ------------------------------------------------ */
+enum qp_sqe_kind {
+	SQE_MSG = 1,  /* eager/RTS/FIN send (maybe from a bounce buffer) */
+	SQE_MBOX,     /* credit mailbox write (also the "flush" WQE) */
+	SQE_RNDV,     /* rendezvous RDMA READ into a receive request */
+	SQE_RMA,      /* put / get / put_imm */
+	SQE_AMO,      /* fetch-add / compare-swap */
+};
+
+typedef struct qp_regs {
+	int n;
+	ibx_rcache_region_t *r[];
+} qp_regs_t;
+
+typedef struct qp_sqe {
+	uint8_t kind;
+	uint8_t last;       /* last WQE of its operation (completes it) */
+	uint8_t opcode;     /* enum ibv_wr_opcode, for messages */
+	uint8_t signaled;
+	int32_t txbuf;      /* bounce buffer index or -1 */
+	ibx_request_t *req; /* operation's request (may be NULL) */
+	void *aux;          /* SQE_RMA: qp_regs_t *; SQE_AMO: result slot */
+	uint64_t *result;   /* SQE_AMO: caller's result */
+} qp_sqe_t;
+
+/* ---- queued operations (out of credits / send-queue slots) ---------------- */
+enum qp_op_kind { OP_FIN = 1, OP_RNDV_READ, OP_PUT, OP_GET, OP_PUT_IMM, OP_FADD, OP_CSWAP };
+
+typedef struct qp_op {
+	struct qp_op *next;
+	int kind;
+	ibx_request_t *req;
+	uint64_t raddr;
+	uint32_t rkey;
+	uint32_t imm;        /* put_imm; FIN: the id */
+	uint64_t a, b;       /* add / compare, swap */
+	uint64_t *result;
+	const struct iovec *iov; /* put/get: the caller's, or iovs[] once queued */
+	int n;
+	int pos;             /* iovs posted so far (long lists go in parts) */
+	uint64_t roff;       /* remote offset reached */
+	qp_regs_t *regs;     /* registrations of iov[] (reg cache, OGR) */
+	struct iovec iovs[];
+} qp_op_t;
+
+struct qp_path;
+
+typedef struct qp_peer {
+	struct qp_path *path;
+	int rank;
+	int idx;
+	ibx_qp_t *qp;
+	ibx_peer_t *ipeer;
+	ibx_status_t error;         /* sticky, IBX_OK while healthy */
+	/* send credits: messages sent and consumed by the peer, mod 2^16 */
+	uint16_t tx_sent, tx_acked;
+	uint16_t tx_credits_max;    /* what the peer reserved for us */
+	uint32_t eager_max;         /* min(our eager limit, the peer's) */
+	/* receive side: messages of this peer consumed / reported back */
+	uint16_t rx_done, rx_told;
+	uint32_t mbox_val;          /* inline source of our mailbox writes */
+	uint64_t rmbox_addr;        /* our slot in the peer's mailbox array */
+	uint32_t rmbox_rkey;
+	/* send queue: WQEs [sq_tail, sq_head) are outstanding */
+	uint32_t sq_head, sq_tail, sq_mask, sq_max;
+	uint32_t sq_unsig;          /* unsignalled WQEs since the last signalled */
+	uint32_t sq_last_sig;       /* seq of the newest signalled WQE + 1 */
+	qp_sqe_t *sqe;
+	/* FIFOs of work waiting for credits or slots */
+	ibx_req_queue_t pend_tag;   /* tag sends (request linkage) */
+	qp_op_t *pend_head, *pend_tail;
+	bool on_pend_list;
+	struct qp_peer *pend_next;
+	/* rendezvous sends waiting for their FIN */
+	ibx_req_queue_t rndv_sends;
+	uint32_t rndv_next_id;
+	/* one-sided operations not completed yet (flush waits for 0) */
+	uint32_t rma_outstanding;
+} qp_peer_t;
+
+typedef void (*ibx_qp_imm_cb_t)(ibx_ctx_t *ctx, int src, uint32_t imm, void *arg);
+
+typedef struct qp_path {
+	ibx_ctx_t *ctx;
+	ibx_qp_dev_t *dev;
+	ibx_qp_cq_t *cq;
+	ibx_qp_srq_t *srq;
+	ibx_rcache_t *rcache;
+	/* receive buffers */
+	char *rx_mem;
+	struct ibv_mr *rx_mr;
+	uint32_t rx_count, rx_stride;
+	struct ibv_recv_wr *rx_wr;
+	struct ibv_sge *rx_sge;
+	uint32_t *rx_free;
+	uint32_t rx_nfree;
+	/* send bounce buffers */
+	char *tx_mem;
+	struct ibv_mr *tx_mr;
+	uint32_t tx_count, tx_stride;
+	uint32_t *tx_free;
+	uint32_t tx_nfree;
+	/* credit mailbox: one word per world rank, written by that peer */
+	_Atomic uint32_t *mbox;
+	struct ibv_mr *mbox_mr;
+	/* atomic result slots */
+	uint64_t *amo;
+	struct ibv_mr *amo_mr;
+	uint32_t amo_count;
+	uint32_t *amo_free;
+	uint32_t amo_nfree;
+	/* peers */
+	int npeers;
+	qp_peer_t *peers;
+	qp_peer_t **by_rank;        /* [ctx->size] */
+	qp_peer_t **qpn_hash;
+	uint32_t qpn_mask;
+	qp_peer_t *pend_list;       /* peers with queued work */
+	/* parameters */
+	uint16_t credits;           /* we reserve per peer */
+	uint16_t credit_threshold;  /* explicit update after this many */
+	uint32_t eager_limit, inline_max, signal_every, sq_depth;
+	uint32_t max_sge, max_sge_rd;   /* per WQE: gather (write), scatter (read) */
+	uint64_t max_msg;               /* bytes per WQE */
+	uint64_t progress_calls;
+	bool finalizing;
+	ibx_qp_imm_cb_t imm_cb;
+	void *imm_arg;
+} qp_path_t;
+
+/* wr_id: receives carry the buffer index with the top bit set; sends carry
+ * (peer index, 32-bit sequence number). */
+#define QP_WRID_RX (1ull << 63)
+static inline uint64_t qp_wrid_tx(const qp_peer_t *p, uint32_t seq)
+{
+	return ((uint64_t)(uint32_t)p->idx << 32) | seq;
+}
+
+extern const ibx_path_ops_t ibx_qp_path_ops;
+
+/* channel.c */
+int ibx_qp_path_progress(ibx_ctx_t *ctx, void *state);
+void ibx_qp_peer_fail(qp_peer_t *p, ibx_status_t why, const qp_sqe_t *culprit);
+/* Claims the next send-queue entry (the caller checked space). */
+static inline qp_sqe_t *qp_sqe_claim(qp_peer_t *p, uint64_t *wr_id_p)
+{
+	qp_sqe_t *e = &p->sqe[p->sq_head & p->sq_mask];
+
+	*wr_id_p = qp_wrid_tx(p, p->sq_head);
+	p->sq_head++;
+	memset(e, 0, sizeof(*e));
+	e->txbuf = -1;
+	return e;
+}
+static inline uint32_t qp_sq_space(const qp_peer_t *p)
+{
+	return p->sq_max - (p->sq_head - p->sq_tail);
+}
+/* Decides whether a WQE is signalled (selective signalling): when the
+ * caller needs its completion, every signal_every WQEs, and always when
+ * the send queue or the bounce pool runs low, so that slots come back. */
+bool ibx_qp_sig_decide(qp_peer_t *p, bool need);
+/* Posts a chain whose WQEs were claimed; on failure the peer fails. */
+ibx_status_t ibx_qp_chain_post(qp_peer_t *p, struct ibv_send_wr *first);
+void ibx_qp_pend_mark(qp_peer_t *p);
+/* Posts a signalled mailbox write so every earlier WQE completes. */
+ibx_status_t ibx_qp_post_flush_wqe(qp_peer_t *p);
+/* Takes a send credit if one is available (refreshing from the mailbox). */
+bool ibx_qp_credit_take(qp_peer_t *p);
+
+/* Sends a rendezvous FIN now (IBX_ERR_BUSY: no credit or slot). */
+ibx_status_t ibx_qp_fin_start(qp_peer_t *p, uint32_t id);
+
+/* rdma.c */
+/* Posts (part of) @op: IBX_INPROGRESS when all of it is posted, IBX_OK when
+ * it completed at once, IBX_ERR_BUSY when (the rest of) it must wait, or an
+ * error — @from_queue: then the operation's request is completed with it. */
+ibx_status_t ibx_qp_op_start(qp_peer_t *p, qp_op_t *op, bool from_queue);
+/* Starts @op (on the caller's stack) or queues a copy behind queued work. */
+ibx_status_t ibx_qp_op_submit(qp_peer_t *p, qp_op_t *op);
+void ibx_qp_op_queue_fail(qp_peer_t *p, qp_op_t *op, ibx_status_t why);
+void ibx_qp_sqe_rma_done(qp_peer_t *p, qp_sqe_t *e, ibx_status_t st);
+ibx_status_t ibx_qp_rma_put(ibx_peer_t *peer, const struct iovec *src, int n, uint64_t raddr,
+			    uint32_t rkey, ibx_request_t *req);
+ibx_status_t ibx_qp_rma_get(ibx_peer_t *peer, const struct iovec *dst, int n, uint64_t raddr,
+			    uint32_t rkey, ibx_request_t *req);
+ibx_status_t ibx_qp_rma_put_imm(ibx_peer_t *peer, const struct iovec *src, int n,
+				uint64_t raddr, uint32_t rkey, uint32_t imm, ibx_request_t *req);
+ibx_status_t ibx_qp_rma_fetch_add(ibx_peer_t *peer, uint64_t raddr, uint32_t rkey, uint64_t add,
+				  uint64_t *result, ibx_request_t *req);
+ibx_status_t ibx_qp_rma_cswap(ibx_peer_t *peer, uint64_t raddr, uint32_t rkey, uint64_t compare,
+			      uint64_t swap, uint64_t *result, ibx_request_t *req);
+ibx_status_t ibx_qp_rma_flush(ibx_peer_t *peer);
+
+/* channel.c: tag messaging ops */
+ibx_status_t ibx_qp_tag_send(ibx_peer_t *peer, ibx_request_t *req);
+ibx_status_t ibx_qp_rndv_recv(ibx_peer_t *peer, const void *rts, ibx_request_t *req);
+
+/* Write-with-immediate notifications for the layers above (the datatype
+ * schemes' BC-SPUP/RWG-UP segment triggers): called from progress with the
+ * sender's rank and the 32-bit immediate. One handler per context. */
+ibx_status_t ibx_qp_path_set_imm_handler(ibx_ctx_t *ctx, ibx_qp_imm_cb_t cb, void *arg);
+
+#endif /* IBX_QP_INT_H */

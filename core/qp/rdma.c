@@ -1,0 +1,522 @@
+/*
+ * rdma.c — the verbs path's one-sided operations: RDMA WRITE with a gather
+ * list, RDMA READ with a scatter list, WRITE WITH IMMEDIATE, 8-byte
+ * fetch-and-add and compare-and-swap, flush; and the rendezvous READs.
+ *
+ * An operation becomes one WQE per max_sge buffers (a datatype's block list
+ * is a chain of WRs posted with one ibv_post_send, 003 §7.4/§8.5); a list
+ * longer than the send queue goes out in parts as slots free up. Small
+ * writes (<= IBX_IB_INLINE) are posted inline and need no registration;
+ * the others get their buffers from the registration cache with OGR. A
+ * request, when given, completes when its last WQE completes (remote
+ * completion on RC); without one the WQEs stay unsignalled (selective
+ * signalling) and flush() waits for them:
+ *
+ *   put(req=NULL) x N  ->  W W W W (unsignalled)
+ *   flush              ->  ... + mailbox WRITE (signalled) -> its completion
+ *                          retires every earlier WQE of the QP (RC order)
+ *
+ * WRITE WITH IMMEDIATE consumes a receive buffer at the target, so it takes
+ * a send credit like a message; the target's progress hands (source, imm)
+ * to the handler set with ibx_qp_path_set_imm_handler. Atomic results land
+ * in a registered slot and are copied to the caller's result on completion.
+ */
+#include "qp_int.h"
+
+#include <sched.h>
+#include <stdlib.h>
+
+#define CHAIN_MAX 16
+
+static size_t iov_total(const struct iovec *iov, int n)
+{
+	size_t t = 0;
+
+	for (int i = 0; i < n; i++)
+		t += iov[i].iov_len;
+	return t;
+}
+
+static void regs_release(qp_path_t *path, qp_regs_t *regs)
+{
+	if (!regs)
+		return;
+	ibx_rcache_ogr_put(path->rcache, regs->r, (size_t)regs->n);
+	free(regs);
+}
+
+void ibx_qp_sqe_rma_done(qp_peer_t *p, qp_sqe_t *e, ibx_status_t st)
+{
+	qp_path_t *path = p->path;
+
+	if (!e->last)
+		return;
+	if (e->kind == SQE_AMO) {
+		uint32_t slot = (uint32_t)((uintptr_t)e->aux - 1);
+
+		if (st == IBX_OK && e->result)
+			*e->result = path->amo[slot];
+		path->amo_free[path->amo_nfree++] = slot;
+	} else {
+		regs_release(path, e->aux);
+	}
+	e->aux = NULL;
+	if (p->rma_outstanding)
+		p->rma_outstanding--;
+	if (e->req)
+		ibx_req_complete(e->req, st);
+}
+
+void ibx_qp_op_queue_fail(qp_peer_t *p, qp_op_t *op, ibx_status_t why)
+{
+	qp_path_t *path = p->path;
+
+	switch (op->kind) {
+	case OP_FIN:
+		break;
+	case OP_RNDV_READ: {
+		ibx_rcache_region_t *reg = (ibx_rcache_region_t *)(uintptr_t)op->req->priv[1];
+
+		if (reg)
+			ibx_rcache_region_put(path->rcache, reg);
+		op->req->priv[1] = 0;
+		ibx_req_complete(op->req, why);
+		break;
+	}
+	default:
+		regs_release(path, op->regs);
+		op->regs = NULL;
+		if (op->req)
+			ibx_req_complete(op->req, why);
+		break;
+	}
+	free(op);
+}
+
+/* Fails @op that could not start: reports to the caller or, for a queued
+ * operation, through its request. */
+static ibx_status_t op_error(qp_peer_t *p, qp_op_t *op, bool from_queue, ibx_status_t st)
+{
+	if (op->kind != OP_FIN && op->kind != OP_RNDV_READ && p->rma_outstanding)
+		p->rma_outstanding--;
+	regs_release(p->path, op->regs);
+	op->regs = NULL;
+	if (from_queue && op->req)
+		ibx_req_complete(op->req, st);
+	return st;
+}
+
+/* ---- rendezvous READ ---------------------------------------------------------- */
+
+static ibx_status_t rndv_read_start(qp_peer_t *p, qp_op_t *op, bool from_queue)
+{
+	qp_path_t *path = p->path;
+	ibx_request_t *req = op->req;
+	struct ibv_send_wr wr[CHAIN_MAX];
+	struct ibv_sge sge[CHAIN_MAX];
+	uint64_t len = op->a, off, chunk = path->max_msg;
+	uint32_t nchunks = (uint32_t)((len + chunk - 1) / chunk), i;
+	ibx_rcache_region_t *reg;
+	ibx_status_t st;
+
+	if (nchunks > CHAIN_MAX) {
+		ibx_error("peer %d: rendezvous of %llu bytes needs %u READs (at most %d)", p->rank,
+			  (unsigned long long)len, nchunks, CHAIN_MAX);
+		if (from_queue)
+			ibx_req_complete(req, IBX_ERR_UNSUPPORTED);
+		return IBX_ERR_UNSUPPORTED;
+	}
+	if (qp_sq_space(p) < nchunks)
+		return IBX_ERR_BUSY;
+	reg = (ibx_rcache_region_t *)(uintptr_t)req->priv[1];
+	if (!reg) {
+		st = ibx_rcache_region_get(path->rcache, req->buf, len, &reg);
+		if (st != IBX_OK) {
+			ibx_error("peer %d: registering a %llu-byte rendezvous receive buffer "
+				  "failed: %s",
+				  p->rank, (unsigned long long)len, ibx_status_str(st));
+			if (from_queue)
+				ibx_req_complete(req, st);
+			return st;
+		}
+		req->priv[1] = (uintptr_t)reg;
+	}
+	for (i = 0, off = 0; i < nchunks; i++, off += chunk) {
+		bool last = i + 1 == nchunks;
+		bool sig = ibx_qp_sig_decide(p, last);
+		uint64_t wr_id;
+		qp_sqe_t *e = qp_sqe_claim(p, &wr_id);
+
+		e->kind = SQE_RNDV;
+		e->opcode = IBV_WR_RDMA_READ;
+		e->req = req;
+		e->last = last;
+		e->signaled = sig;
+		if (sig)
+			p->sq_last_sig = p->sq_head;
+		sge[i] = (struct ibv_sge){ (uintptr_t)req->buf + off,
+					   (uint32_t)(last ? len - off : chunk),
+					   ibx_rcache_region_lkey(reg) };
+		ibx_qp_wr_read(&wr[i], &sge[i], 1, op->raddr + off, op->rkey, wr_id,
+			       sig ? IBX_QP_SIGNALED : 0);
+		if (i)
+			wr[i - 1].next = &wr[i];
+	}
+	st = ibx_qp_chain_post(p, wr);
+	/* on failure the peer failed and the request with it */
+	return st == IBX_OK ? IBX_INPROGRESS : st;
+}
+
+/* ---- put / get / put_imm -------------------------------------------------------- */
+
+static ibx_status_t rma_start(qp_peer_t *p, qp_op_t *op, bool from_queue)
+{
+	qp_path_t *path = p->path;
+	bool is_read = op->kind == OP_GET, is_imm = op->kind == OP_PUT_IMM;
+	uint32_t maxsge = is_read ? path->max_sge_rd : path->max_sge;
+	struct ibv_send_wr wr[CHAIN_MAX];
+	struct ibv_sge sge[CHAIN_MAX][32];
+	size_t total;
+	int nwr = 0;
+	ibx_status_t st;
+
+	if (maxsge > 32)
+		maxsge = 32;
+	/* a write with immediate consumes a receive buffer: it takes a credit,
+	 * given back below when its last WQE cannot be posted yet */
+	if (is_imm && !ibx_qp_credit_take(p))
+		return IBX_ERR_BUSY;
+	total = op->pos == 0 ? iov_total(op->iov, op->n) : 1;
+	if (op->pos == 0 && total == 0 && !is_imm)
+		return IBX_OK; /* nothing to move */
+
+	/* small write: inline, one WQE, no registration */
+	if (op->pos == 0 && !is_read && total <= path->inline_max && total <= p->qp->max_inline &&
+	    (uint32_t)op->n <= maxsge) {
+		uint64_t wr_id;
+		qp_sqe_t *e;
+		bool sig;
+		int k = 0;
+
+		if (qp_sq_space(p) == 0)
+			goto busy;
+		for (int i = 0; i < op->n; i++)
+			if (op->iov[i].iov_len)
+				sge[0][k++] = (struct ibv_sge){ (uintptr_t)op->iov[i].iov_base,
+								(uint32_t)op->iov[i].iov_len, 0 };
+		sig = ibx_qp_sig_decide(p, op->req != NULL);
+		e = qp_sqe_claim(p, &wr_id);
+		e->kind = SQE_RMA;
+		e->opcode = is_imm ? IBV_WR_RDMA_WRITE_WITH_IMM : IBV_WR_RDMA_WRITE;
+		e->req = op->req;
+		e->last = 1;
+		e->signaled = sig;
+		if (sig)
+			p->sq_last_sig = p->sq_head;
+		if (is_imm)
+			ibx_qp_wr_write_imm(&wr[0], sge[0], k, op->raddr, op->rkey, op->imm, wr_id,
+					    (sig ? IBX_QP_SIGNALED : 0) | (k ? IBX_QP_INLINE : 0));
+		else
+			ibx_qp_wr_write(&wr[0], sge[0], k, op->raddr, op->rkey, wr_id,
+					(sig ? IBX_QP_SIGNALED : 0) | IBX_QP_INLINE);
+		op->pos = op->n;
+		st = ibx_qp_chain_post(p, wr);
+		return st == IBX_OK ? IBX_INPROGRESS : st;
+	}
+
+	if (!op->regs && op->n > 0) {
+		qp_regs_t *regs = calloc(1, sizeof(*regs) + (size_t)op->n * sizeof(regs->r[0]));
+
+		if (!regs) {
+			st = IBX_ERR_NO_MEMORY;
+			goto fail;
+		}
+		regs->n = op->n;
+		st = ibx_rcache_ogr_get(path->rcache, op->iov, (size_t)op->n, regs->r);
+		if (st != IBX_OK) {
+			ibx_error("peer %d: registering %d buffer(s) for %s failed: %s", p->rank,
+				  op->n, is_read ? "RDMA READ" : "RDMA WRITE", ibx_status_str(st));
+			free(regs);
+			goto fail;
+		}
+		op->regs = regs;
+	}
+	do {
+		uint32_t k = 0;
+		uint64_t bytes = 0, wr_id;
+		qp_sqe_t *e;
+		bool last, sig;
+		enum ibv_wr_opcode opc;
+
+		if (qp_sq_space(p) == 0)
+			break;
+		while (op->pos < op->n && k < maxsge) {
+			const struct iovec *v = &op->iov[op->pos];
+
+			if (v->iov_len) {
+				if (k && bytes + v->iov_len > path->max_msg)
+					break;
+				sge[nwr][k++] = (struct ibv_sge){
+					(uintptr_t)v->iov_base, (uint32_t)v->iov_len,
+					ibx_rcache_region_lkey(op->regs->r[op->pos])
+				};
+				bytes += v->iov_len;
+			}
+			op->pos++;
+		}
+		/* trailing empty buffers belong to this WQE: it is the last */
+		while (op->pos < op->n && op->iov[op->pos].iov_len == 0)
+			op->pos++;
+		last = op->pos == op->n;
+		opc = is_read ? IBV_WR_RDMA_READ
+			      : (last && is_imm ? IBV_WR_RDMA_WRITE_WITH_IMM : IBV_WR_RDMA_WRITE);
+		sig = ibx_qp_sig_decide(p, last && op->req);
+		e = qp_sqe_claim(p, &wr_id);
+		e->kind = SQE_RMA;
+		e->opcode = (uint8_t)opc;
+		e->req = op->req;
+		e->last = last;
+		e->signaled = sig;
+		if (last) {
+			e->aux = op->regs;
+			op->regs = NULL;
+		}
+		if (sig)
+			p->sq_last_sig = p->sq_head;
+		ibx_qp_wr_write(&wr[nwr], sge[nwr], (int)k, op->raddr + op->roff, op->rkey, wr_id,
+				sig ? IBX_QP_SIGNALED : 0);
+		wr[nwr].opcode = opc;
+		if (opc == IBV_WR_RDMA_WRITE_WITH_IMM)
+			wr[nwr].imm_data = htobe32(op->imm);
+		op->roff += bytes;
+		if (nwr)
+			wr[nwr - 1].next = &wr[nwr];
+		nwr++;
+		if (nwr == CHAIN_MAX && !last) {
+			st = ibx_qp_chain_post(p, wr);
+			if (st != IBX_OK)
+				return st;
+			nwr = 0;
+		}
+	} while (op->pos < op->n);
+	if (nwr) {
+		st = ibx_qp_chain_post(p, wr);
+		if (st != IBX_OK)
+			return st;
+	}
+	if (op->pos < op->n)
+		goto busy;
+	return IBX_INPROGRESS;
+
+busy:
+	/* the credit of a write with immediate is taken again next time */
+	if (is_imm)
+		p->tx_sent--;
+	return IBX_ERR_BUSY;
+fail:
+	if (is_imm)
+		p->tx_sent--;
+	return op_error(p, op, from_queue, st);
+}
+
+/* ---- atomics -------------------------------------------------------------------- */
+
+static ibx_status_t amo_start(qp_peer_t *p, qp_op_t *op)
+{
+	qp_path_t *path = p->path;
+	struct ibv_send_wr wr;
+	struct ibv_sge sge;
+	uint64_t wr_id;
+	uint32_t slot;
+	qp_sqe_t *e;
+	ibx_status_t st;
+
+	if (qp_sq_space(p) == 0 || path->amo_nfree == 0)
+		return IBX_ERR_BUSY;
+	slot = path->amo_free[--path->amo_nfree];
+	sge = (struct ibv_sge){ (uintptr_t)&path->amo[slot], 8, path->amo_mr->lkey };
+	ibx_qp_sig_decide(p, true);
+	e = qp_sqe_claim(p, &wr_id);
+	e->kind = SQE_AMO;
+	e->opcode = op->kind == OP_FADD ? IBV_WR_ATOMIC_FETCH_AND_ADD : IBV_WR_ATOMIC_CMP_AND_SWP;
+	e->req = op->req;
+	e->last = 1;
+	e->signaled = 1;
+	e->aux = (void *)(uintptr_t)(slot + 1);
+	e->result = op->result;
+	p->sq_last_sig = p->sq_head;
+	if (op->kind == OP_FADD)
+		ibx_qp_wr_fetch_add(&wr, &sge, op->raddr, op->rkey, op->a, wr_id, IBX_QP_SIGNALED);
+	else
+		ibx_qp_wr_cswap(&wr, &sge, op->raddr, op->rkey, op->a, op->b, wr_id,
+				IBX_QP_SIGNALED);
+	st = ibx_qp_chain_post(p, &wr);
+	return st == IBX_OK ? IBX_INPROGRESS : st;
+}
+
+/* ---- dispatch ------------------------------------------------------------------- */
+
+ibx_status_t ibx_qp_op_start(qp_peer_t *p, qp_op_t *op, bool from_queue)
+{
+	ibx_status_t st;
+
+	switch (op->kind) {
+	case OP_FIN:
+		st = ibx_qp_fin_start(p, op->imm);
+		return st == IBX_OK ? IBX_INPROGRESS : st;
+	case OP_RNDV_READ:
+		return rndv_read_start(p, op, from_queue);
+	case OP_PUT:
+	case OP_PUT_IMM:
+	case OP_GET:
+		st = rma_start(p, op, from_queue);
+		if (st == IBX_OK) { /* zero bytes */
+			if (p->rma_outstanding)
+				p->rma_outstanding--;
+			if (from_queue && op->req)
+				ibx_req_complete(op->req, IBX_OK);
+		}
+		return st;
+	case OP_FADD:
+	case OP_CSWAP:
+		return amo_start(p, op);
+	}
+	return IBX_ERR_INVALID_PARAM;
+}
+
+ibx_status_t ibx_qp_op_submit(qp_peer_t *p, qp_op_t *op)
+{
+	qp_op_t *q;
+	ibx_status_t st;
+
+	if (!p->pend_head) {
+		st = ibx_qp_op_start(p, op, false);
+		if (st != IBX_ERR_BUSY)
+			return st;
+	}
+	/* wait in the FIFO (a copy: the caller's iovec array may go away) */
+	q = malloc(sizeof(*q) + (size_t)(op->n > 0 ? op->n : 0) * sizeof(struct iovec));
+	if (!q) {
+		ibx_error("peer %d: out of memory queueing an operation", p->rank);
+		return op_error(p, op, false, IBX_ERR_NO_MEMORY);
+	}
+	*q = *op;
+	q->next = NULL;
+	if (op->n > 0 && op->iov) {
+		memcpy(q->iovs, op->iov, (size_t)op->n * sizeof(struct iovec));
+		q->iov = q->iovs;
+	}
+	if (p->pend_tail)
+		p->pend_tail->next = q;
+	else
+		p->pend_head = q;
+	p->pend_tail = q;
+	ibx_qp_pend_mark(p);
+	return IBX_INPROGRESS;
+}
+
+/* ---- the path ops ------------------------------------------------------------- */
+
+static ibx_status_t rma_submit(ibx_peer_t *peer, qp_op_t *op)
+{
+	qp_peer_t *p = peer->path;
+	ibx_status_t st;
+
+	if (ibx_unlikely(p->error != IBX_OK))
+		return p->error;
+	if (op->req) {
+		op->req->completed = 0;
+		op->req->status = IBX_INPROGRESS;
+	}
+	p->rma_outstanding++;
+	st = ibx_qp_op_submit(p, op);
+	if (st == IBX_OK && op->req) {
+		op->req->status = IBX_OK;
+		op->req->completed = 1;
+	}
+	return st;
+}
+
+static ibx_status_t iov_check(qp_peer_t *p, const struct iovec *iov, int n)
+{
+	if (n < 0 || (n > 0 && !iov))
+		return IBX_ERR_INVALID_PARAM;
+	for (int i = 0; i < n; i++) {
+		if (iov[i].iov_len > p->path->max_msg) {
+			ibx_error("peer %d: a %zu-byte block exceeds the port's message size %llu",
+				  p->rank, iov[i].iov_len, (unsigned long long)p->path->max_msg);
+			return IBX_ERR_INVALID_PARAM;
+		}
+	}
+	return IBX_OK;
+}
+
+ibx_status_t ibx_qp_rma_put(ibx_peer_t *peer, const struct iovec *src, int n, uint64_t raddr,
+			    uint32_t rkey, ibx_request_t *req)
+{
+	qp_op_t op = { .kind = OP_PUT, .req = req, .raddr = raddr, .rkey = rkey, .iov = src,
+		       .n = n };
+	ibx_status_t st = iov_check(peer->path, src, n);
+
+	return st != IBX_OK ? st : rma_submit(peer, &op);
+}
+
+ibx_status_t ibx_qp_rma_get(ibx_peer_t *peer, const struct iovec *dst, int n, uint64_t raddr,
+			    uint32_t rkey, ibx_request_t *req)
+{
+	qp_op_t op = { .kind = OP_GET, .req = req, .raddr = raddr, .rkey = rkey, .iov = dst,
+		       .n = n };
+	ibx_status_t st = iov_check(peer->path, dst, n);
+
+	return st != IBX_OK ? st : rma_submit(peer, &op);
+}
+
+ibx_status_t ibx_qp_rma_put_imm(ibx_peer_t *peer, const struct iovec *src, int n,
+				uint64_t raddr, uint32_t rkey, uint32_t imm, ibx_request_t *req)
+{
+	qp_op_t op = { .kind = OP_PUT_IMM, .req = req, .raddr = raddr, .rkey = rkey, .imm = imm,
+		       .iov = src, .n = n };
+	ibx_status_t st = iov_check(peer->path, src, n);
+
+	return st != IBX_OK ? st : rma_submit(peer, &op);
+}
+
+ibx_status_t ibx_qp_rma_fetch_add(ibx_peer_t *peer, uint64_t raddr, uint32_t rkey, uint64_t add,
+				  uint64_t *result, ibx_request_t *req)
+{
+	qp_op_t op = { .kind = OP_FADD, .req = req, .raddr = raddr, .rkey = rkey, .a = add,
+		       .result = result };
+
+	if (raddr & 7)
+		return IBX_ERR_INVALID_PARAM;
+	return rma_submit(peer, &op);
+}
+
+ibx_status_t ibx_qp_rma_cswap(ibx_peer_t *peer, uint64_t raddr, uint32_t rkey, uint64_t compare,
+			      uint64_t swap, uint64_t *result, ibx_request_t *req)
+{
+	qp_op_t op = { .kind = OP_CSWAP, .req = req, .raddr = raddr, .rkey = rkey, .a = compare,
+		       .b = swap, .result = result };
+
+	if (raddr & 7)
+		return IBX_ERR_INVALID_PARAM;
+	return rma_submit(peer, &op);
+}
+
+ibx_status_t ibx_qp_rma_flush(ibx_peer_t *peer)
+{
+	qp_peer_t *p = peer->path;
+	qp_path_t *path = p->path;
+	unsigned idle = 0;
+
+	while (p->error == IBX_OK && p->rma_outstanding) {
+		/* unsignalled WQEs complete with the next signalled one */
+		if (!p->pend_head && p->sq_head != p->sq_tail && p->sq_last_sig != p->sq_head)
+			ibx_qp_post_flush_wqe(p);
+		if (ibx_progress(path->ctx) > 0)
+			idle = 0;
+		else if (++idle > 2000)
+			sched_yield();
+	}
+	return p->error;
+}

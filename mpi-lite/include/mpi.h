@@ -1,0 +1,446 @@
+/*
+ * mpi.h — the public header of mpi-lite, a thin MPI subset on top of libibx.
+ *
+ * Standard MPI-3.1 names, constants and C bindings, so unmodified MPI
+ * programs compile against it (`mpilite-cc`) and run under `mpilite-run` or
+ * any PMIx launcher. Handles are pointers to library objects (as in Open
+ * MPI): a predefined handle is the address of a library-owned object, and a
+ * handle that does not point to a live object of the right kind is reported
+ * with the matching error class instead of crashing whenever it can be.
+ *
+ * Every MPI_X function is also reachable as PMPI_X (the MPI_X names are weak
+ * aliases), so profiling wrappers work as the standard describes. A function
+ * added here needs both prototypes; the library is built with
+ * -Wmissing-prototypes, which catches a missing PMPI_ one.
+ */
+#ifndef MPILITE_MPI_H
+#define MPILITE_MPI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MPI_VERSION 3
+#define MPI_SUBVERSION 1
+#define MPILITE 1
+
+/* ---- scalar types ------------------------------------------------------- */
+typedef intptr_t MPI_Aint;
+typedef long long MPI_Offset;
+typedef long long MPI_Count;
+typedef int MPI_Fint;
+
+/* ---- handles ------------------------------------------------------------- */
+typedef struct mpil_comm *MPI_Comm;
+typedef struct mpil_datatype *MPI_Datatype;
+typedef struct mpil_op *MPI_Op;
+typedef struct mpil_request *MPI_Request;
+typedef struct mpil_errhandler *MPI_Errhandler;
+
+typedef struct MPI_Status {
+	int MPI_SOURCE;
+	int MPI_TAG;
+	int MPI_ERROR;
+	/* private: use MPI_Get_count / MPI_Test_cancelled */
+	int mpil_cancelled;
+	MPI_Count mpil_count; /* bytes received */
+} MPI_Status;
+
+/* Null handles. */
+#define MPI_COMM_NULL ((MPI_Comm)0)
+#define MPI_DATATYPE_NULL ((MPI_Datatype)0)
+#define MPI_OP_NULL ((MPI_Op)0)
+#define MPI_REQUEST_NULL ((MPI_Request)0)
+#define MPI_ERRHANDLER_NULL ((MPI_Errhandler)0)
+
+#define MPI_STATUS_IGNORE ((MPI_Status *)0)
+#define MPI_STATUSES_IGNORE ((MPI_Status *)0)
+
+#define MPI_IN_PLACE ((void *)1)
+#define MPI_BOTTOM ((void *)0)
+
+/* ---- constants ------------------------------------------------------------- */
+#define MPI_ANY_SOURCE (-1)
+#define MPI_ANY_TAG (-1)
+#define MPI_PROC_NULL (-2)
+#define MPI_ROOT (-3)
+#define MPI_UNDEFINED (-32766)
+#define MPI_KEYVAL_INVALID (-1)
+
+#define MPI_MAX_PROCESSOR_NAME 256
+#define MPI_MAX_ERROR_STRING 256
+#define MPI_MAX_LIBRARY_VERSION_STRING 256
+#define MPI_MAX_OBJECT_NAME 64
+#define MPI_MAX_INFO_KEY 255
+#define MPI_MAX_INFO_VAL 1024
+#define MPI_MAX_PORT_NAME 1024
+#define MPI_MAX_DATAREP_STRING 128
+
+/* thread levels */
+#define MPI_THREAD_SINGLE 0
+#define MPI_THREAD_FUNNELED 1
+#define MPI_THREAD_SERIALIZED 2
+#define MPI_THREAD_MULTIPLE 3
+
+/* results of comparisons */
+#define MPI_IDENT 0
+#define MPI_CONGRUENT 1
+#define MPI_SIMILAR 2
+#define MPI_UNEQUAL 3
+
+/* predefined attribute keys (MPI_Comm_get_attr on MPI_COMM_WORLD) */
+#define MPI_TAG_UB 1
+#define MPI_HOST 2
+#define MPI_IO 3
+#define MPI_WTIME_IS_GLOBAL 4
+#define MPI_UNIVERSE_SIZE 5
+#define MPI_APPNUM 6
+#define MPI_LASTUSEDCODE 7
+
+/* ---- error classes (MPI-3.1 table 8.2 / 8.3) ---------------------------- */
+#define MPI_SUCCESS 0
+#define MPI_ERR_BUFFER 1
+#define MPI_ERR_COUNT 2
+#define MPI_ERR_TYPE 3
+#define MPI_ERR_TAG 4
+#define MPI_ERR_COMM 5
+#define MPI_ERR_RANK 6
+#define MPI_ERR_REQUEST 7
+#define MPI_ERR_ROOT 8
+#define MPI_ERR_GROUP 9
+#define MPI_ERR_OP 10
+#define MPI_ERR_TOPOLOGY 11
+#define MPI_ERR_DIMS 12
+#define MPI_ERR_ARG 13
+#define MPI_ERR_UNKNOWN 14
+#define MPI_ERR_TRUNCATE 15
+#define MPI_ERR_OTHER 16
+#define MPI_ERR_INTERN 17
+#define MPI_ERR_PENDING 18
+#define MPI_ERR_IN_STATUS 19
+#define MPI_ERR_ACCESS 20
+#define MPI_ERR_AMODE 21
+#define MPI_ERR_ASSERT 22
+#define MPI_ERR_BAD_FILE 23
+#define MPI_ERR_BASE 24
+#define MPI_ERR_CONVERSION 25
+#define MPI_ERR_DISP 26
+#define MPI_ERR_DUP_DATAREP 27
+#define MPI_ERR_FILE_EXISTS 28
+#define MPI_ERR_FILE_IN_USE 29
+#define MPI_ERR_FILE 30
+#define MPI_ERR_INFO_KEY 31
+#define MPI_ERR_INFO_NOKEY 32
+#define MPI_ERR_INFO_VALUE 33
+#define MPI_ERR_INFO 34
+#define MPI_ERR_IO 35
+#define MPI_ERR_KEYVAL 36
+#define MPI_ERR_LOCKTYPE 37
+#define MPI_ERR_NAME 38
+#define MPI_ERR_NO_MEM 39
+#define MPI_ERR_NOT_SAME 40
+#define MPI_ERR_NO_SPACE 41
+#define MPI_ERR_NO_SUCH_FILE 42
+#define MPI_ERR_PORT 43
+#define MPI_ERR_QUOTA 44
+#define MPI_ERR_READ_ONLY 45
+#define MPI_ERR_RMA_ATTACH 46
+#define MPI_ERR_RMA_CONFLICT 47
+#define MPI_ERR_RMA_RANGE 48
+#define MPI_ERR_RMA_SHARED 49
+#define MPI_ERR_RMA_SYNC 50
+#define MPI_ERR_RMA_FLAVOR 51
+#define MPI_ERR_SERVICE 52
+#define MPI_ERR_SIZE 53
+#define MPI_ERR_SPAWN 54
+#define MPI_ERR_UNSUPPORTED_DATAREP 55
+#define MPI_ERR_UNSUPPORTED_OPERATION 56
+#define MPI_ERR_WIN 57
+#define MPI_T_ERR_MEMORY 58
+#define MPI_T_ERR_NOT_INITIALIZED 59
+#define MPI_T_ERR_CANNOT_INIT 60
+#define MPI_T_ERR_INVALID_INDEX 61
+#define MPI_T_ERR_INVALID_ITEM 62
+#define MPI_T_ERR_INVALID_HANDLE 63
+#define MPI_T_ERR_OUT_OF_HANDLES 64
+#define MPI_T_ERR_OUT_OF_SESSIONS 65
+#define MPI_T_ERR_INVALID_SESSION 66
+#define MPI_T_ERR_CVAR_SET_NOT_NOW 67
+#define MPI_T_ERR_CVAR_SET_NEVER 68
+#define MPI_T_ERR_PVAR_NO_STARTSTOP 69
+#define MPI_T_ERR_PVAR_NO_WRITE 70
+#define MPI_T_ERR_PVAR_NO_ATOMIC 71
+#define MPI_T_ERR_INVALID_NAME 72
+#define MPI_T_ERR_INVALID 73
+#define MPI_ERR_LASTCODE 73
+
+/* ---- predefined objects ---------------------------------------------------
+ * Declared with incomplete types: only their addresses are public. */
+extern struct mpil_comm mpil_comm_world, mpil_comm_self;
+#define MPI_COMM_WORLD (&mpil_comm_world)
+#define MPI_COMM_SELF (&mpil_comm_self)
+
+extern struct mpil_errhandler mpil_errors_are_fatal, mpil_errors_return;
+#define MPI_ERRORS_ARE_FATAL (&mpil_errors_are_fatal)
+#define MPI_ERRORS_RETURN (&mpil_errors_return)
+
+extern struct mpil_op mpil_op_max, mpil_op_min, mpil_op_sum, mpil_op_prod, mpil_op_land,
+	mpil_op_band, mpil_op_lor, mpil_op_bor, mpil_op_lxor, mpil_op_bxor, mpil_op_maxloc,
+	mpil_op_minloc, mpil_op_replace, mpil_op_no_op;
+#define MPI_MAX (&mpil_op_max)
+#define MPI_MIN (&mpil_op_min)
+#define MPI_SUM (&mpil_op_sum)
+#define MPI_PROD (&mpil_op_prod)
+#define MPI_LAND (&mpil_op_land)
+#define MPI_BAND (&mpil_op_band)
+#define MPI_LOR (&mpil_op_lor)
+#define MPI_BOR (&mpil_op_bor)
+#define MPI_LXOR (&mpil_op_lxor)
+#define MPI_BXOR (&mpil_op_bxor)
+#define MPI_MAXLOC (&mpil_op_maxloc)
+#define MPI_MINLOC (&mpil_op_minloc)
+#define MPI_REPLACE (&mpil_op_replace)
+#define MPI_NO_OP (&mpil_op_no_op)
+
+/* Predefined datatypes (MPI-3.1 §3.2.2, §4.1.11, §5.9.4, §17.2.6). */
+extern struct mpil_datatype mpil_dt_char, mpil_dt_signed_char, mpil_dt_unsigned_char,
+	mpil_dt_byte, mpil_dt_wchar, mpil_dt_short, mpil_dt_unsigned_short, mpil_dt_int,
+	mpil_dt_unsigned, mpil_dt_long, mpil_dt_unsigned_long, mpil_dt_long_long,
+	mpil_dt_unsigned_long_long, mpil_dt_float, mpil_dt_double, mpil_dt_long_double,
+	mpil_dt_c_bool, mpil_dt_int8, mpil_dt_int16, mpil_dt_int32, mpil_dt_int64,
+	mpil_dt_uint8, mpil_dt_uint16, mpil_dt_uint32, mpil_dt_uint64, mpil_dt_aint,
+	mpil_dt_offset, mpil_dt_count, mpil_dt_c_float_complex, mpil_dt_c_double_complex,
+	mpil_dt_c_long_double_complex, mpil_dt_cxx_bool, mpil_dt_cxx_float_complex,
+	mpil_dt_cxx_double_complex, mpil_dt_cxx_long_double_complex, mpil_dt_packed,
+	mpil_dt_float_int, mpil_dt_double_int, mpil_dt_long_int, mpil_dt_2int,
+	mpil_dt_short_int, mpil_dt_long_double_int;
+
+#define MPI_CHAR (&mpil_dt_char)
+#define MPI_SIGNED_CHAR (&mpil_dt_signed_char)
+#define MPI_UNSIGNED_CHAR (&mpil_dt_unsigned_char)
+#define MPI_BYTE (&mpil_dt_byte)
+#define MPI_WCHAR (&mpil_dt_wchar)
+#define MPI_SHORT (&mpil_dt_short)
+#define MPI_UNSIGNED_SHORT (&mpil_dt_unsigned_short)
+#define MPI_INT (&mpil_dt_int)
+#define MPI_UNSIGNED (&mpil_dt_unsigned)
+#define MPI_LONG (&mpil_dt_long)
+#define MPI_UNSIGNED_LONG (&mpil_dt_unsigned_long)
+#define MPI_LONG_LONG_INT (&mpil_dt_long_long)
+#define MPI_LONG_LONG MPI_LONG_LONG_INT
+#define MPI_UNSIGNED_LONG_LONG (&mpil_dt_unsigned_long_long)
+#define MPI_FLOAT (&mpil_dt_float)
+#define MPI_DOUBLE (&mpil_dt_double)
+#define MPI_LONG_DOUBLE (&mpil_dt_long_double)
+#define MPI_C_BOOL (&mpil_dt_c_bool)
+#define MPI_INT8_T (&mpil_dt_int8)
+#define MPI_INT16_T (&mpil_dt_int16)
+#define MPI_INT32_T (&mpil_dt_int32)
+#define MPI_INT64_T (&mpil_dt_int64)
+#define MPI_UINT8_T (&mpil_dt_uint8)
+#define MPI_UINT16_T (&mpil_dt_uint16)
+#define MPI_UINT32_T (&mpil_dt_uint32)
+#define MPI_UINT64_T (&mpil_dt_uint64)
+#define MPI_AINT (&mpil_dt_aint)
+#define MPI_OFFSET (&mpil_dt_offset)
+#define MPI_COUNT (&mpil_dt_count)
+#define MPI_C_COMPLEX MPI_C_FLOAT_COMPLEX
+#define MPI_C_FLOAT_COMPLEX (&mpil_dt_c_float_complex)
+#define MPI_C_DOUBLE_COMPLEX (&mpil_dt_c_double_complex)
+#define MPI_C_LONG_DOUBLE_COMPLEX (&mpil_dt_c_long_double_complex)
+#define MPI_CXX_BOOL (&mpil_dt_cxx_bool)
+#define MPI_CXX_FLOAT_COMPLEX (&mpil_dt_cxx_float_complex)
+#define MPI_CXX_DOUBLE_COMPLEX (&mpil_dt_cxx_double_complex)
+#define MPI_CXX_LONG_DOUBLE_COMPLEX (&mpil_dt_cxx_long_double_complex)
+#define MPI_PACKED (&mpil_dt_packed)
+/* value-index pairs for MPI_MAXLOC / MPI_MINLOC */
+#define MPI_FLOAT_INT (&mpil_dt_float_int)
+#define MPI_DOUBLE_INT (&mpil_dt_double_int)
+#define MPI_LONG_INT (&mpil_dt_long_int)
+#define MPI_2INT (&mpil_dt_2int)
+#define MPI_SHORT_INT (&mpil_dt_short_int)
+#define MPI_LONG_DOUBLE_INT (&mpil_dt_long_double_int)
+
+/* ---- callback types -------------------------------------------------------- */
+typedef void MPI_User_function(void *invec, void *inoutvec, int *len, MPI_Datatype *datatype);
+typedef void MPI_Comm_errhandler_function(MPI_Comm *comm, int *errcode, ...);
+typedef MPI_Comm_errhandler_function MPI_Comm_errhandler_fn; /* deprecated name */
+
+/* ---- environment ------------------------------------------------------------- */
+int MPI_Init(int *argc, char ***argv);
+int MPI_Init_thread(int *argc, char ***argv, int required, int *provided);
+int MPI_Finalize(void);
+int MPI_Initialized(int *flag);
+int MPI_Finalized(int *flag);
+int MPI_Query_thread(int *provided);
+int MPI_Is_thread_main(int *flag);
+int MPI_Abort(MPI_Comm comm, int errorcode);
+double MPI_Wtime(void);
+double MPI_Wtick(void);
+int MPI_Get_processor_name(char *name, int *resultlen);
+int MPI_Get_version(int *version, int *subversion);
+int MPI_Get_library_version(char *version, int *resultlen);
+
+/* ---- communicators ------------------------------------------------------------ */
+int MPI_Comm_rank(MPI_Comm comm, int *rank);
+int MPI_Comm_size(MPI_Comm comm, int *size);
+int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag);
+int MPI_Comm_set_name(MPI_Comm comm, const char *comm_name);
+int MPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen);
+
+/* ---- error handling ------------------------------------------------------------ */
+int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler);
+int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler);
+int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function *function,
+			       MPI_Errhandler *errhandler);
+int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode);
+int MPI_Errhandler_free(MPI_Errhandler *errhandler);
+int MPI_Error_string(int errorcode, char *string, int *resultlen);
+int MPI_Error_class(int errorcode, int *errorclass);
+
+/* ---- point-to-point ------------------------------------------------------------- */
+int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+	     MPI_Comm comm);
+int MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+	      MPI_Comm comm);
+int MPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+	      MPI_Comm comm);
+int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+	     MPI_Status *status);
+int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+	      MPI_Comm comm, MPI_Request *request);
+int MPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+	       MPI_Comm comm, MPI_Request *request);
+int MPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+	       MPI_Comm comm, MPI_Request *request);
+int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+	      MPI_Request *request);
+int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
+		 int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source,
+		 int recvtag, MPI_Comm comm, MPI_Status *status);
+int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
+			 int source, int recvtag, MPI_Comm comm, MPI_Status *status);
+int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status);
+int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status);
+int MPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count);
+int MPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count);
+int MPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count);
+
+/* ---- requests ------------------------------------------------------------------- */
+int MPI_Wait(MPI_Request *request, MPI_Status *status);
+int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]);
+int MPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Status *status);
+int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount,
+		 int array_of_indices[], MPI_Status array_of_statuses[]);
+int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status);
+int MPI_Testall(int count, MPI_Request array_of_requests[], int *flag,
+		MPI_Status array_of_statuses[]);
+int MPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *flag,
+		MPI_Status *status);
+int MPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount,
+		 int array_of_indices[], MPI_Status array_of_statuses[]);
+int MPI_Request_free(MPI_Request *request);
+int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status);
+int MPI_Cancel(MPI_Request *request);
+int MPI_Test_cancelled(const MPI_Status *status, int *flag);
+
+/* ---- datatypes ------------------------------------------------------------------- */
+int MPI_Type_size(MPI_Datatype datatype, int *size);
+int MPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size);
+int MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent);
+int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent);
+int MPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen);
+
+/* ---- collectives ----------------------------------------------------------------- */
+int MPI_Barrier(MPI_Comm comm);
+int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm);
+int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+		  MPI_Op op, MPI_Comm comm);
+
+/* ---- profiling interface: the same functions under their PMPI_ names ------------ */
+int PMPI_Init(int *argc, char ***argv);
+int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided);
+int PMPI_Finalize(void);
+int PMPI_Initialized(int *flag);
+int PMPI_Finalized(int *flag);
+int PMPI_Query_thread(int *provided);
+int PMPI_Is_thread_main(int *flag);
+int PMPI_Abort(MPI_Comm comm, int errorcode);
+double PMPI_Wtime(void);
+double PMPI_Wtick(void);
+int PMPI_Get_processor_name(char *name, int *resultlen);
+int PMPI_Get_version(int *version, int *subversion);
+int PMPI_Get_library_version(char *version, int *resultlen);
+int PMPI_Comm_rank(MPI_Comm comm, int *rank);
+int PMPI_Comm_size(MPI_Comm comm, int *size);
+int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag);
+int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name);
+int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen);
+int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler);
+int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler);
+int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *function,
+				MPI_Errhandler *errhandler);
+int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode);
+int PMPI_Errhandler_free(MPI_Errhandler *errhandler);
+int PMPI_Error_string(int errorcode, char *string, int *resultlen);
+int PMPI_Error_class(int errorcode, int *errorclass);
+int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+	      MPI_Comm comm);
+int PMPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+	       MPI_Comm comm);
+int PMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+	       MPI_Comm comm);
+int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+	      MPI_Status *status);
+int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+	       MPI_Comm comm, MPI_Request *request);
+int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+		MPI_Comm comm, MPI_Request *request);
+int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+		MPI_Comm comm, MPI_Request *request);
+int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+	       MPI_Request *request);
+int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
+		  int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source,
+		  int recvtag, MPI_Comm comm, MPI_Status *status);
+int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
+			  int source, int recvtag, MPI_Comm comm, MPI_Status *status);
+int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status);
+int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status);
+int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count);
+int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count);
+int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count);
+int PMPI_Wait(MPI_Request *request, MPI_Status *status);
+int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]);
+int PMPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Status *status);
+int PMPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount,
+		  int array_of_indices[], MPI_Status array_of_statuses[]);
+int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status);
+int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag,
+		 MPI_Status array_of_statuses[]);
+int PMPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *flag,
+		 MPI_Status *status);
+int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount,
+		  int array_of_indices[], MPI_Status array_of_statuses[]);
+int PMPI_Request_free(MPI_Request *request);
+int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status);
+int PMPI_Cancel(MPI_Request *request);
+int PMPI_Test_cancelled(const MPI_Status *status, int *flag);
+int PMPI_Type_size(MPI_Datatype datatype, int *size);
+int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size);
+int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent);
+int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb,
+			      MPI_Aint *true_extent);
+int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen);
+int PMPI_Barrier(MPI_Comm comm);
+int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm);
+int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+		   MPI_Op op, MPI_Comm comm);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* MPILITE_MPI_H */

@@ -1,0 +1,137 @@
+/*
+ * run_int.h — mpilite-run's private declarations: the job, its ranks, their
+ * output streams, and the four parts of the launcher:
+ *
+ *   main.c    options, the launch sequence, the exit status
+ *   server.c  the embedded PMIx server (namespace, clients, abort upcall)
+ *   job.c     fork/exec of the ranks and the supervision loop
+ *   iof.c     forwarding of the ranks' stdout/stderr
+ *   files.c   the private temporary directory and /dev/shm leftovers
+ */
+#ifndef RUN_INT_H
+#define RUN_INT_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "bootstrap.h"
+
+#define RUN_NAME "mpilite-run"
+
+/* Exit statuses of the launcher itself (as timeout(1) and env(1)). */
+#define RUN_EXIT_TIMEOUT 124   /* --timeout expired */
+#define RUN_EXIT_INTERNAL 125  /* usage error or launcher failure */
+#define RUN_EXIT_NOEXEC 126    /* the program could not be executed */
+#define RUN_EXIT_NOTFOUND 127  /* the program was not found */
+
+/* After SIGTERM, how long ranks get before SIGKILL. */
+#define RUN_KILL_GRACE_S 3.0
+/* Once every rank is reaped: stop waiting for output after this long
+ * without any (a background grandchild may hold a pipe open) ... */
+#define RUN_DRAIN_IDLE_S 1.0
+/* ... and after this long in any case. */
+#define RUN_DRAIN_MAX_S 10.0
+
+/* A message from the launcher: "mpilite-run: ...\n" to stderr. */
+void run_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* ---- options (main.c) ----------------------------------------------------- */
+typedef struct run_opts {
+	int np;
+	double timeout_s;    /* 0: none */
+	bool tag_output;
+	char **xvars;        /* -x arguments, as given */
+	int nx;
+	char **argv;         /* the program and its arguments, NULL-terminated */
+} run_opts_t;
+
+/* ---- output forwarding (iof.c) -------------------------------------------- */
+typedef struct run_stream {
+	int fd;              /* read end of the rank's pipe; -1 once closed */
+	int out_fd;          /* where it goes: STDOUT_FILENO or STDERR_FILENO */
+	int rank;
+	bool tag;            /* prefix lines with "[rank] " */
+	char *line;          /* tag mode: the unfinished line */
+	size_t len, cap;
+} run_stream_t;
+
+void run_stream_init(run_stream_t *s, int fd, int out_fd, int rank, bool tag);
+/* Reads what is available and forwards it. Returns the bytes read, 0 at
+ * end of file (the stream is then closed), -1 if nothing was ready. */
+ssize_t run_stream_read(run_stream_t *s);
+/* Reads what is left without waiting, flushes an unfinished line, closes. */
+void run_stream_drain_close(run_stream_t *s);
+
+/* ---- the embedded PMIx server (server.c) ---------------------------------- */
+/* What the PMIx progress thread tells the supervision loop, through a pipe. */
+typedef struct run_event {
+	int rank;
+	int code;
+	char msg[1024];
+} run_event_t;
+
+/* @event_fd: write end of the pipe the abort upcall reports to. */
+int run_server_init(const char *tmpdir, int event_fd);
+int run_server_register_job(const char *nspace, int np);
+/* Registers rank @rank and adds its PMIx variables to *env_p (a malloc'ed,
+ * NULL-terminated array of malloc'ed strings; it may be reallocated). */
+int run_server_setup_client(const char *nspace, int rank, char ***env_p);
+void run_server_fini(const char *nspace);
+
+/* ---- the job (job.c) -------------------------------------------------------- */
+typedef struct run_rank {
+	int rank;
+	pid_t pid;           /* 0: not started; also its process group id */
+	bool reaped;
+	run_stream_t out, err;
+} run_rank_t;
+
+typedef struct run_job {
+	const run_opts_t *opts;
+	const char *path;    /* the program, resolved through PATH */
+	char **env;          /* the ranks' environment before PMIx adds its part */
+	char nspace[256];
+	char job_id[IBX_BOOT_JOB_ID_MAX];
+	run_rank_t *ranks;   /* [np] */
+	int nstarted;
+	int sig_fd;          /* signalfd of the signals below */
+	int event_fd;        /* read end of the server's event pipe */
+	int devnull;         /* the ranks' stdin */
+	pid_t launcher_pid;
+	sigset_t orig_mask;  /* restored in the ranks */
+	struct sigaction orig_sigpipe;
+	/* the first failure decides the exit status */
+	bool failed;
+	int exit_code;
+	/* termination */
+	bool terminating;
+	bool killed;         /* SIGKILL sent */
+	int term_signals;    /* signals received by the launcher itself */
+	double start, kill_at;
+} run_job_t;
+
+/* Forks and execs every rank; on a failure records it in the job (the
+ * ranks already started are then ended by run_job_supervise). */
+void run_job_start(run_job_t *job);
+/* Forwards output, reaps ranks, handles aborts, signals and the timeout
+ * until every rank is gone. Returns the exit status of the launcher. */
+int run_job_supervise(run_job_t *job);
+
+/* ---- files (files.c) -------------------------------------------------------- */
+int run_tmpdir_create(char *path, size_t len);
+void run_tmpdir_remove(const char *path);
+/* Unlinks @dir/ibx-<job_id>-*; returns how many. */
+int run_shm_cleanup(const char *dir, const char *job_id);
+
+/* ---- environment arrays (main.c) ------------------------------------------ */
+/* Sets NAME=value in a malloc'ed environment array; 0 or -1 (no memory). */
+int run_env_set(char ***env_p, const char *name, const char *value);
+const char *run_env_get(char **env, const char *name);
+char **run_env_dup(char **env);
+void run_env_free(char **env);
+
+double run_now(void);
+
+#endif /* RUN_INT_H */

@@ -1,0 +1,323 @@
+/*
+ * server.c — the PMIx server embedded in mpilite-run (one per launcher, one
+ * node): it describes the job to the ranks and hears their aborts.
+ *
+ *   run_server_init         PMIx_server_init: private PMIX_SERVER_TMPDIR and
+ *                           PMIX_SYSTEM_TMPDIR (two launchers on one host
+ *                           must not share them), psec=native (no munge)
+ *   run_server_register_job PMIx_server_register_nspace with the job-level
+ *                           keys and one PMIX_PROC_DATA array per rank
+ *   run_server_setup_client PMIx_server_register_client, waited for, then
+ *                           PMIx_server_setup_fork into the rank's environment
+ *   (PMIx progress thread)  abort upcall ──(pipe)──> supervision loop
+ *   run_server_fini         deregister the namespace, PMIx_server_finalize
+ *
+ * Fences and gets need no upcall: with every client on this one server,
+ * libpmix completes them itself (../shared/notes/pmix.md).
+ *
+ * Every upcall runs in the PMIx progress thread. It only writes a
+ * run_event_t (one write below PIPE_BUF, so atomic) to the event pipe and
+ * returns; the supervision loop does the rest.
+ */
+#include "run_int.h"
+#include "ibx_int.h"
+
+#include <pmix.h>
+#include <pmix_server.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+static int srv_event_fd = -1;
+
+/* Waits for a PMIx operation callback. */
+typedef struct srv_waiter {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool done;
+	pmix_status_t status;
+} srv_waiter_t;
+
+static void srv_waiter_init(srv_waiter_t *w)
+{
+	pthread_mutex_init(&w->lock, NULL);
+	pthread_cond_init(&w->cond, NULL);
+	w->done = false;
+	w->status = PMIX_SUCCESS;
+}
+
+static void srv_op_done(pmix_status_t status, void *cbdata)
+{
+	srv_waiter_t *w = cbdata;
+
+	pthread_mutex_lock(&w->lock);
+	w->status = status;
+	w->done = true;
+	pthread_cond_signal(&w->cond);
+	pthread_mutex_unlock(&w->lock);
+}
+
+static pmix_status_t srv_waiter_wait(srv_waiter_t *w)
+{
+	pmix_status_t st;
+
+	pthread_mutex_lock(&w->lock);
+	while (!w->done)
+		pthread_cond_wait(&w->cond, &w->lock);
+	st = w->status;
+	pthread_mutex_unlock(&w->lock);
+	pthread_cond_destroy(&w->cond);
+	pthread_mutex_destroy(&w->lock);
+	return st;
+}
+
+/* A rank called PMIx_Abort (MPI_Abort). Whatever procs[] it names, the
+ * whole job ends: tell the loop, then release the caller, in that order, so
+ * that the loop sees the abort before it can see the rank exit. */
+static pmix_status_t srv_abort(const pmix_proc_t *proc, void *server_object, int status,
+			       const char msg[], pmix_proc_t procs[], size_t nprocs,
+			       pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+	run_event_t ev;
+	const char *p = (const char *)&ev;
+	size_t left = sizeof(ev);
+
+	(void)server_object;
+	(void)procs; /* the whole job ends, whichever procs were named */
+	(void)nprocs;
+	memset(&ev, 0, sizeof(ev));
+	ev.rank = (int)proc->rank;
+	ev.code = status;
+	snprintf(ev.msg, sizeof(ev.msg), "%s", msg ? msg : "");
+	while (left) {
+		ssize_t n = write(srv_event_fd, p, left);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			run_msg("cannot report the abort of rank %d: %s", ev.rank, strerror(errno));
+			break;
+		}
+		p += n;
+		left -= (size_t)n;
+	}
+	if (cbfunc)
+		cbfunc(PMIX_SUCCESS, cbdata);
+	return PMIX_SUCCESS;
+}
+
+static pmix_server_module_t srv_module = {
+	.abort = srv_abort,
+};
+
+int run_server_init(const char *tmpdir, int event_fd)
+{
+	pmix_info_t info[2];
+	pmix_status_t rc;
+
+	srv_event_fd = event_fd;
+	/* Clients and server must agree on the security plugin; native needs no
+	 * munge daemon. A value the user set is kept. */
+	if (setenv("PMIX_MCA_psec", "native", 0)) {
+		run_msg("setenv: %s", strerror(errno));
+		return -1;
+	}
+	PMIX_INFO_LOAD(&info[0], PMIX_SERVER_TMPDIR, tmpdir, PMIX_STRING);
+	PMIX_INFO_LOAD(&info[1], PMIX_SYSTEM_TMPDIR, tmpdir, PMIX_STRING);
+	rc = PMIx_server_init(&srv_module, info, 2);
+	PMIX_INFO_DESTRUCT(&info[0]);
+	PMIX_INFO_DESTRUCT(&info[1]);
+	if (rc != PMIX_SUCCESS) {
+		run_msg("PMIx_server_init failed: %s", PMIx_Error_string(rc));
+		return -1;
+	}
+	return 0;
+}
+
+/* "0,1,...,n-1" */
+static char *rank_list(int n)
+{
+	size_t cap = (size_t)n * 11 + 1, off = 0;
+	char *s = malloc(cap);
+
+	if (!s)
+		return NULL;
+	s[0] = '\0';
+	for (int r = 0; r < n; r++)
+		off += (size_t)snprintf(s + off, cap - off, "%s%d", r ? "," : "", r);
+	return s;
+}
+
+#define SRV_ADD(list, key, val, type)                                                   \
+	do {                                                                             \
+		pmix_status_t rc_ = PMIx_Info_list_add((list), (key), (val), (type));     \
+		if (rc_ != PMIX_SUCCESS) {                                               \
+			run_msg("PMIx_Info_list_add(%s): %s", (key), PMIx_Error_string(rc_)); \
+			goto err;                                                        \
+		}                                                                        \
+	} while (0)
+
+/* The PMIX_PROC_DATA array of one rank; its first element must be PMIX_RANK. */
+static int add_proc_data(void *job_list, int rank, const char *host)
+{
+	void *pl = PMIx_Info_list_start();
+	pmix_data_array_t darray = { 0 };
+	pmix_rank_t prank = (pmix_rank_t)rank;
+	uint16_t lrank = (uint16_t)rank;  /* every rank is on this node */
+	uint32_t zero = 0;
+	pmix_status_t rc;
+
+	if (!pl) {
+		run_msg("out of memory");
+		return -1;
+	}
+	SRV_ADD(pl, PMIX_RANK, &prank, PMIX_PROC_RANK);
+	SRV_ADD(pl, PMIX_GLOBAL_RANK, &prank, PMIX_PROC_RANK);
+	SRV_ADD(pl, PMIX_APP_RANK, &prank, PMIX_PROC_RANK);
+	SRV_ADD(pl, PMIX_APPNUM, &zero, PMIX_UINT32);
+	SRV_ADD(pl, PMIX_LOCAL_RANK, &lrank, PMIX_UINT16);
+	SRV_ADD(pl, PMIX_NODE_RANK, &lrank, PMIX_UINT16);
+	SRV_ADD(pl, PMIX_NODEID, &zero, PMIX_UINT32);
+	SRV_ADD(pl, PMIX_HOSTNAME, host, PMIX_STRING);
+	rc = PMIx_Info_list_convert(pl, &darray);
+	if (rc != PMIX_SUCCESS) {
+		run_msg("PMIx_Info_list_convert: %s", PMIx_Error_string(rc));
+		goto err;
+	}
+	/* PMIX_PROC_INFO_ARRAY is the 4.x name of the PMIX_PROC_DATA key */
+	rc = PMIx_Info_list_add(job_list, PMIX_PROC_INFO_ARRAY, &darray, PMIX_DATA_ARRAY);
+	PMIX_DATA_ARRAY_DESTRUCT(&darray);
+	if (rc != PMIX_SUCCESS) {
+		run_msg("PMIx_Info_list_add(%s): %s", PMIX_PROC_INFO_ARRAY, PMIx_Error_string(rc));
+		goto err;
+	}
+	PMIx_Info_list_release(pl);
+	return 0;
+err:
+	PMIx_Info_list_release(pl);
+	return -1;
+}
+
+int run_server_register_job(const char *nspace, int np)
+{
+	char host[256];
+	char *ranks = NULL, *node_regex = NULL, *proc_regex = NULL;
+	void *list;
+	pmix_data_array_t darray = { 0 };
+	uint32_t size = (uint32_t)np, one = 1;
+	pmix_rank_t lldr = 0;
+	srv_waiter_t w;
+	pmix_status_t rc;
+	int ret = -1;
+
+	if (gethostname(host, sizeof(host)) < 0) {
+		run_msg("gethostname: %s", strerror(errno));
+		return -1;
+	}
+	host[sizeof(host) - 1] = '\0';
+	ranks = rank_list(np);
+	list = PMIx_Info_list_start();
+	if (!ranks || !list) {
+		run_msg("out of memory");
+		goto err;
+	}
+	rc = PMIx_generate_regex(host, &node_regex);
+	if (rc == PMIX_SUCCESS)
+		rc = PMIx_generate_ppn(ranks, &proc_regex);
+	if (rc != PMIX_SUCCESS) {
+		run_msg("PMIx_generate_regex/ppn: %s", PMIx_Error_string(rc));
+		goto err;
+	}
+	SRV_ADD(list, PMIX_JOBID, nspace, PMIX_STRING);
+	SRV_ADD(list, PMIX_JOB_SIZE, &size, PMIX_UINT32);
+	SRV_ADD(list, PMIX_UNIV_SIZE, &size, PMIX_UINT32);
+	SRV_ADD(list, PMIX_MAX_PROCS, &size, PMIX_UINT32);
+	SRV_ADD(list, PMIX_APP_SIZE, &size, PMIX_UINT32);
+	SRV_ADD(list, PMIX_JOB_NUM_APPS, &one, PMIX_UINT32);
+	SRV_ADD(list, PMIX_NUM_NODES, &one, PMIX_UINT32);
+	SRV_ADD(list, PMIX_NODE_MAP, node_regex, PMIX_REGEX);
+	SRV_ADD(list, PMIX_PROC_MAP, proc_regex, PMIX_REGEX);
+	SRV_ADD(list, PMIX_HOSTNAME, host, PMIX_STRING);
+	SRV_ADD(list, PMIX_LOCAL_SIZE, &size, PMIX_UINT32);
+	SRV_ADD(list, PMIX_NODE_SIZE, &size, PMIX_UINT32);
+	SRV_ADD(list, PMIX_LOCAL_PEERS, ranks, PMIX_STRING);
+	SRV_ADD(list, PMIX_LOCALLDR, &lldr, PMIX_PROC_RANK);
+	for (int r = 0; r < np; r++)
+		if (add_proc_data(list, r, host) < 0)
+			goto err;
+	rc = PMIx_Info_list_convert(list, &darray);
+	if (rc != PMIX_SUCCESS) {
+		run_msg("PMIx_Info_list_convert: %s", PMIx_Error_string(rc));
+		goto err;
+	}
+
+	srv_waiter_init(&w);
+	rc = PMIx_server_register_nspace(nspace, np, darray.array, darray.size, srv_op_done, &w);
+	if (rc == PMIX_SUCCESS) {
+		rc = srv_waiter_wait(&w);
+	} else {
+		if (rc == PMIX_OPERATION_SUCCEEDED)
+			rc = PMIX_SUCCESS;
+		pthread_cond_destroy(&w.cond);
+		pthread_mutex_destroy(&w.lock);
+	}
+	if (rc != PMIX_SUCCESS) {
+		run_msg("PMIx_server_register_nspace(%s): %s", nspace, PMIx_Error_string(rc));
+		goto err;
+	}
+	ret = 0;
+err:
+	if (darray.array)
+		PMIX_DATA_ARRAY_DESTRUCT(&darray);
+	if (list)
+		PMIx_Info_list_release(list);
+	free(node_regex);
+	free(proc_regex);
+	free(ranks);
+	return ret;
+}
+
+int run_server_setup_client(const char *nspace, int rank, char ***env_p)
+{
+	pmix_proc_t proc;
+	srv_waiter_t w;
+	pmix_status_t rc;
+
+	PMIX_LOAD_PROCID(&proc, nspace, (pmix_rank_t)rank);
+	srv_waiter_init(&w);
+	rc = PMIx_server_register_client(&proc, getuid(), getgid(), NULL, srv_op_done, &w);
+	if (rc == PMIX_SUCCESS) {
+		/* the client must be known to the server before it can connect */
+		rc = srv_waiter_wait(&w);
+	} else {
+		if (rc == PMIX_OPERATION_SUCCEEDED)
+			rc = PMIX_SUCCESS;
+		pthread_cond_destroy(&w.cond);
+		pthread_mutex_destroy(&w.lock);
+	}
+	if (rc != PMIX_SUCCESS) {
+		run_msg("PMIx_server_register_client(rank %d): %s", rank, PMIx_Error_string(rc));
+		return -1;
+	}
+	rc = PMIx_server_setup_fork(&proc, env_p);
+	if (rc != PMIX_SUCCESS) {
+		run_msg("PMIx_server_setup_fork(rank %d): %s", rank, PMIx_Error_string(rc));
+		return -1;
+	}
+	return 0;
+}
+
+void run_server_fini(const char *nspace)
+{
+	srv_waiter_t w;
+	pmix_status_t rc;
+
+	if (nspace && *nspace) {
+		srv_waiter_init(&w);
+		PMIx_server_deregister_nspace(nspace, srv_op_done, &w);
+		(void)srv_waiter_wait(&w);
+	}
+	rc = PMIx_server_finalize();
+	if (rc != PMIX_SUCCESS)
+		run_msg("PMIx_server_finalize: %s", PMIx_Error_string(rc));
+}

@@ -1,0 +1,96 @@
+/*
+ * mpitest.h — helpers shared by the tests/mpi programs.
+ *
+ * A failed check prints where and why (with the rank), then ends the whole
+ * job through MPI_Abort, so every launcher reports a non-zero status and no
+ * rank is left waiting for the one that failed.
+ */
+#ifndef MPITEST_H
+#define MPITEST_H
+
+#include <mpi.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int mt_rank = -1;
+
+static inline void mt_fail(const char *file, int line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4), noreturn));
+static inline void mt_fail(const char *file, int line, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "FAIL [rank %d] %s:%d: ", mt_rank, file, line);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	fflush(stderr);
+	MPI_Abort(MPI_COMM_WORLD, 1);
+	exit(1);
+}
+
+#define CHECK(cond, ...)                                              \
+	do {                                                          \
+		if (!(cond))                                          \
+			mt_fail(__FILE__, __LINE__, __VA_ARGS__);     \
+	} while (0)
+
+/* An MPI call that must succeed. */
+#define MPI_OK(call)                                                                   \
+	do {                                                                           \
+		int mt_rc_ = (call);                                                   \
+		if (mt_rc_ != MPI_SUCCESS)                                             \
+			mt_fail(__FILE__, __LINE__, "%s returned %d", #call, mt_rc_);  \
+	} while (0)
+
+/* An MPI call that must fail with error class @cls (under MPI_ERRORS_RETURN). */
+#define MPI_FAILS(cls, call)                                                            \
+	do {                                                                            \
+		int mt_rc_ = (call), mt_cls_ = -1;                                      \
+		if (mt_rc_ == MPI_SUCCESS)                                              \
+			mt_fail(__FILE__, __LINE__, "%s succeeded, expected %s", #call, \
+				#cls);                                                  \
+		MPI_Error_class(mt_rc_, &mt_cls_);                                      \
+		if (mt_cls_ != (cls))                                                   \
+			mt_fail(__FILE__, __LINE__, "%s: error class %d, expected %s (%d)", \
+				#call, mt_cls_, #cls, cls);                             \
+	} while (0)
+
+/* Deterministic content: byte i of a message from @src with @salt. */
+static inline unsigned char mt_byte(size_t i, int src, int salt)
+{
+	return (unsigned char)((i * 131u + (size_t)src * 17u + (size_t)salt * 7u + (i >> 12)) & 0xff);
+}
+
+static inline void mt_fill(void *buf, size_t len, int src, int salt)
+{
+	unsigned char *p = buf;
+
+	for (size_t i = 0; i < len; i++)
+		p[i] = mt_byte(i, src, salt);
+}
+
+/* Index of the first wrong byte, or -1. */
+static inline long mt_verify(const void *buf, size_t len, int src, int salt)
+{
+	const unsigned char *p = buf;
+
+	for (size_t i = 0; i < len; i++)
+		if (p[i] != mt_byte(i, src, salt))
+			return (long)i;
+	return -1;
+}
+
+static inline void mt_init(int *argc, char ***argv, int *rank, int *size)
+{
+	MPI_OK(MPI_Init(argc, argv));
+	MPI_OK(MPI_Comm_rank(MPI_COMM_WORLD, rank));
+	MPI_OK(MPI_Comm_size(MPI_COMM_WORLD, size));
+	mt_rank = *rank;
+}
+
+#endif /* MPITEST_H */

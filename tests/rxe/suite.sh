@@ -1,0 +1,171 @@
+#!/bin/bash
+# suite.sh — the verbs suite: ibx on a real verbs device.
+#
+#   bash tests/rxe/suite.sh       inside the Soft-RoCE VM, e.g.
+#       tests/rxe/run-in-vm.sh --timeout 1800 -- bash tests/rxe/suite.sh
+#   IBX_VERBS_NATIVE=1 bash tests/rxe/suite.sh      on a host with RDMA hardware
+# Started on a host that is neither, it boots the VM itself.
+#
+# Prints one line per test, which tests/run-tests.sh (run_verbs) counts:
+#   PASS name [(details)]    FAIL name [(details)] + indented log tail
+#   SKIP name (reason)
+# and exits non-zero when anything failed.
+#
+# Parts, in order (one function each; to add one, write part_<name> and add
+# <name> to PARTS):
+#   device    ibv_devinfo shows the device with an active port
+#   perftest  a real ib_write_lat pair between two processes on the device
+#   unit      every $BUILD/tests/unit/test_verbs_* and test_reg_cache* (cmocka)
+#   mpi       tests/run-tests.sh mpi with IBX_PATHS=verbs, mpilite, np 2 and 4
+# Environment: BUILD (default build), IBX_VERBS_PARTS (subset of PARTS,
+# space or comma separated), IBX_TEST_FILTER (substring of test names),
+# IBX_TEST_NPS (rank counts for the mpi part, default 2,4), and the device
+# overrides of lib.sh (IBX_DEVICE=name:port, IBX_GID_INDEX, IBX_VERBS_SERVER_ADDR).
+set -uo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 2
+if [ "${IBX_VERBS_NATIVE:-0}" != 1 ] && [ "${IBX_RXE_GUEST:-0}" != 1 ]; then
+	exec bash tests/rxe/run-in-vm.sh --timeout "${IBX_RXE_TIMEOUT:-1800}" -- bash tests/rxe/suite.sh
+fi
+
+# shellcheck source=lib.sh
+. tests/rxe/lib.sh
+
+PARTS=(device perftest unit mpi)
+
+BUILD=${BUILD:-build}
+export BUILD
+LOGDIR=$BUILD/test-logs/verbs
+mkdir -p "$LOGDIR" || exit 2
+NFAIL=0
+
+pass() { echo "PASS $1${2:+ ($2)}"; }
+skip() { echo "SKIP $1 (${2:-no reason given})"; }
+# fail NAME [DETAILS] [LOG...]: the log tails say why without a second run.
+fail() {
+	local name=$1 details=${2:-} f
+	NFAIL=$((NFAIL + 1))
+	echo "FAIL $name${details:+ ($details)}"
+	shift 2 2>/dev/null || shift $#
+	for f in "$@"; do
+		[ -s "$f" ] || continue
+		echo "    | ==> $f <=="
+		tail -n 30 "$f" | sed 's/^/    | /'
+	done
+}
+filtered() { [ -n "${IBX_TEST_FILTER:-}" ] && [[ "$1" != *"$IBX_TEST_FILTER"* ]]; }
+
+# Registrations pin memory; the VM already runs unlimited, a host may not.
+ulimit -l unlimited 2>/dev/null || true
+
+# --- device -------------------------------------------------------------
+part_device() {
+	local name=verbs/device log=$LOGDIR/ibv_devinfo.log
+	filtered "$name" && return 0
+	if [ -z "$VERBS_DEV" ]; then
+		ibv_devices >"$log" 2>&1
+		fail "$name" "no verbs device with an active port" "$log"
+		return 0
+	fi
+	ibv_devinfo -d "$VERBS_DEV" -i "$VERBS_PORT" >"$log" 2>&1
+	local rc=$?
+	if [ $rc -eq 0 ] && grep -q 'state:[[:space:]]*PORT_ACTIVE' "$log"; then
+		local mtu
+		mtu=$(sed -n 's/.*active_mtu:[[:space:]]*\([0-9]*\).*/\1/p' "$log" | head -n 1)
+		pass "$name" "$VERBS_DEV port $VERBS_PORT active, $VERBS_LINK_LAYER, mtu ${mtu:-?}${VERBS_GID_INDEX:+, gid index $VERBS_GID_INDEX}"
+	else
+		fail "$name" "$VERBS_DEV port $VERBS_PORT not active (ibv_devinfo exit $rc)" "$log"
+	fi
+}
+
+# --- perftest smoke -------------------------------------------------------
+# Two processes, one device: connection set-up over TCP, then RC RDMA writes
+# ping-ponged through the provider and the kernel (rxe loops them back).
+part_perftest() {
+	local name=verbs/perftest-smoke log=$LOGDIR/perftest-smoke res
+	filtered "$name" && return 0
+	if ! command -v ib_write_lat >/dev/null; then
+		fail "$name" "ib_write_lat missing (perftest; scripts/deps.sh installs it)"
+		return 0
+	fi
+	if perftest_pair "$log" ib_write_lat -n 100 && res=$(perftest_result "$log.client") && [ -n "$res" ]; then
+		# bytes iters t_min t_max t_typical ...
+		set -- $res
+		if [ "$2" = 100 ]; then
+			pass "$name" "ib_write_lat $1 B x $2: typical $5 us, avg $6 us"
+			return 0
+		fi
+	fi
+	fail "$name" "ib_write_lat pair on $VERBS_DEV" "$log.server" "$log.client"
+}
+
+# --- cmocka unit tests that need a device -------------------------------------
+part_unit() {
+	local t name log rc np nf t0 secs found=0
+	for t in "$BUILD"/tests/unit/test_verbs_* "$BUILD"/tests/unit/test_reg_cache*; do
+		[ -f "$t" ] && [ -x "$t" ] || continue
+		found=1
+		name=verbs/unit/$(basename "$t")
+		filtered "$name" && continue
+		log=$LOGDIR/$(basename "$t").log
+		t0=$SECONDS
+		timeout -k 10 600 "$t" >"$log" 2>&1
+		rc=$?
+		secs=$((SECONDS - t0))
+		np=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$log" | awk '{s += $1} END {print s + 0}')
+		nf=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$log" | awk '{s += $1} END {print s + 0}')
+		if [ $rc -eq 0 ] && [ "$nf" -eq 0 ] && [ "$np" -gt 0 ]; then
+			pass "$name" "$np cases, ${secs} s"
+		elif [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+			fail "$name" "timed out after 600 s, $np passed" "$log"
+		else
+			fail "$name" "$np passed, $nf failed, exit $rc, ${secs} s" "$log"
+		fi
+	done
+	[ $found = 1 ] || skip verbs/unit "no test_verbs_* or test_reg_cache* in $BUILD/tests/unit"
+}
+
+# --- MPI programs over verbs ------------------------------------------------
+# The multi-process suite with every peer forced onto core/qp, re-labelled.
+part_mpi() {
+	local log=$LOGDIR/run-tests-mpi.log rc
+	if [ ! -x "$BUILD/bin/mpilite-run" ]; then
+		skip verbs/mpi "$BUILD/bin/mpilite-run not built"
+		return 0
+	fi
+	IBX_PATHS=verbs IBX_TEST_LAUNCHERS=mpilite IBX_TEST_NPS=${IBX_TEST_NPS:-2,4} \
+		bash tests/run-tests.sh mpi >"$log" 2>&1
+	rc=$?
+	# Result lines get the verbs/ prefix, their indented log tails follow
+	# them; the totals line is dropped (the caller counts our lines).
+	sed -n -e 's/^\(PASS\|FAIL\|SKIP\) /\1 verbs\//p' -e '/^    /p' "$log"
+	NFAIL=$((NFAIL + $(grep -c '^FAIL ' "$log")))
+	if [ $rc -ne 0 ] && ! grep -q '^FAIL ' "$log"; then
+		fail verbs/mpi "tests/run-tests.sh mpi exit $rc" "$log"
+	elif ! grep -qE '^(PASS|FAIL|SKIP) ' "$log"; then
+		skip verbs/mpi "no MPI test matches np ${IBX_TEST_NPS:-2,4} and launcher mpilite"
+	fi
+}
+
+# --- main ---------------------------------------------------------------
+if ! rxe_select_device; then
+	VERBS_DEV= VERBS_PORT= VERBS_GID_INDEX= VERBS_LINK_LAYER= VERBS_SERVER_ADDR=
+fi
+# ibx picks the first active port by itself; saying which keeps the unit and
+# MPI tests on the device the suite checked.
+if [ -n "$VERBS_DEV" ] && [ -z "${IBX_DEVICE:-}" ]; then
+	export IBX_DEVICE=$VERBS_DEV:$VERBS_PORT
+fi
+
+parts=("${PARTS[@]}")
+if [ -n "${IBX_VERBS_PARTS:-}" ]; then
+	read -r -a parts <<<"${IBX_VERBS_PARTS//,/ }"
+fi
+for p in "${parts[@]}"; do
+	if ! declare -F "part_$p" >/dev/null; then
+		fail "verbs/$p" "no such part (have: ${PARTS[*]})"
+		continue
+	fi
+	"part_$p"
+done
+[ $NFAIL -eq 0 ]

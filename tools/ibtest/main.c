@@ -1,0 +1,72 @@
+/*
+ * main.c — the ibtest driver: `ibtest NAME args...` runs the command NAME.
+ *
+ * Commands live in their own files and register themselves before main()
+ * runs (IBTEST_COMMAND in ibtest.h, a constructor per command). The list is
+ * kept sorted by name as it is built, so the help text lists commands in a
+ * stable order whatever the link order of the object files.
+ */
+#include "ibtest.h"
+
+#include "ibx.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static ibtest_cmd_t *ibtest_cmds;
+
+void ibtest_register(ibtest_cmd_t *cmd)
+{
+	ibtest_cmd_t **pos = &ibtest_cmds;
+
+	while (*pos && strcmp((*pos)->name, cmd->name) < 0)
+		pos = &(*pos)->next;
+	if (*pos && !strcmp((*pos)->name, cmd->name)) {
+		/* two files claim one name: keep the first, say so at run time */
+		fprintf(stderr, "ibtest: command '%s' registered twice; ignoring the second\n",
+			cmd->name);
+		return;
+	}
+	cmd->next = *pos;
+	*pos = cmd;
+}
+
+static void usage(FILE *f)
+{
+	size_t width = 0;
+
+	fprintf(f,
+		"ibtest %d.%d — ibx profiling tool (perftest-style verbs and engine tests)\n\n"
+		"usage: ibtest COMMAND [ARGS...]\n"
+		"       ibtest COMMAND --help      options of one command\n\n"
+		"Multi-rank commands run under a launcher, e.g. mpilite-run -n 2 ibtest shm_lat\n\n"
+		"commands:\n",
+		IBX_VERSION_MAJOR, IBX_VERSION_MINOR);
+	for (const ibtest_cmd_t *c = ibtest_cmds; c; c = c->next)
+		if (strlen(c->name) > width)
+			width = strlen(c->name);
+	for (const ibtest_cmd_t *c = ibtest_cmds; c; c = c->next)
+		fprintf(f, "  %-*s  %s\n", (int)width, c->name, c->help ? c->help : "");
+	if (!ibtest_cmds)
+		fprintf(f, "  (none built in)\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+	    !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+		printf("ibtest %d.%d\n", IBX_VERSION_MAJOR, IBX_VERSION_MINOR);
+		return 0;
+	}
+	for (const ibtest_cmd_t *c = ibtest_cmds; c; c = c->next)
+		if (!strcmp(c->name, argv[1]))
+			return c->main(argc - 1, argv + 1);
+
+	fprintf(stderr, "ibtest: unknown command '%s'\n\n", argv[1]);
+	usage(stderr);
+	return 2;
+}
