@@ -4,13 +4,16 @@
  * pays a scheduler time slice per barrier.
  *
  * One repetition times a run of back-to-back barriers and takes the mean; the
- * slowest rank's figure counts (MPI_Reduce with MPI_MAX). The result is the
- * median over the repetitions, with min and max beside it.
+ * slowest rank's figure counts (MPI_Allreduce with MPI_MAX, so every rank
+ * sees it). The result is the median over the repetitions, with min and max
+ * beside it.
  *
  * The number of barriers per repetition adapts to a time budget: a short
  * calibration on rank 0 estimates the cost of one barrier, and the count is
  * broadcast, so a 16 ms-per-barrier implementation still finishes in seconds
- * instead of minutes.
+ * instead of minutes. Should the calibration have been too optimistic, the
+ * repetitions stop (all ranks alike, from the reduced times) once twice the
+ * budget is spent and at least 3 repetitions are done.
  *
  *   barrier [-n MAX_ITERS] [-r REPS] [-t SECONDS]
  *
@@ -79,6 +82,9 @@ int main(int argc, char **argv)
 	}
 	MPI_Bcast(&iters, 1, MPI_INT, 0, MPI_COMM_WORLD);
 
+	int done = 0;
+	double spent = 0.0;
+
 	for (int r = 0; r < reps; r++) {
 		double mine, worst = 0.0;
 
@@ -87,19 +93,23 @@ int main(int argc, char **argv)
 		for (int i = 0; i < iters; i++)
 			MPI_Barrier(MPI_COMM_WORLD);
 		mine = (MPI_Wtime() - t0) / iters;
-		MPI_Reduce(&mine, &worst, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+		MPI_Allreduce(&mine, &worst, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
 		if (rank == 0)
 			per_rep[r] = worst * 1e6;
+		done = r + 1;
+		spent += worst * iters;
+		if (done >= 3 && spent > 2.0 * budget_s)
+			break;
 	}
 
 	if (rank == 0) {
-		double med = bench_median(per_rep, (size_t)reps);
+		double med = bench_median(per_rep, (size_t)done);
 
-		printf("# barrier: %d ranks, %d barriers x %d repetitions\n", nprocs, iters, reps);
+		printf("# barrier: %d ranks, %d barriers x %d repetitions\n", nprocs, iters, done);
 		printf("# %-6s %12s %12s %12s %8s %6s\n", "ranks", "median[usec]", "min[usec]",
 		       "max[usec]", "iters", "reps");
 		printf("  %-6d %12.3f %12.3f %12.3f %8d %6d\n", nprocs, med, per_rep[0],
-		       per_rep[reps - 1], iters, reps);
+		       per_rep[done - 1], iters, done);
 		free(per_rep);
 	}
 	MPI_Finalize();

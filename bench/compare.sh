@@ -326,6 +326,7 @@ print_table() {
 	printf '\nmemcpy, one thread (GB/s): 64 KiB %s, 1 MiB %s, 4 MiB %s\n' \
 		"$(fmt "${RES[memcpy64k|memcpy]:-}")" "$(fmt "${RES[memcpy1m|memcpy]:-}")" \
 		"$(fmt "${RES[memcpy4m|memcpy]:-}")"
+	printf 'load average: %s at start, %s at end\n' "$LOAD_START" "$LOAD_END"
 	printf 'json: %s   log: %s\n' "$OUT" "$LOG"
 }
 
@@ -347,6 +348,7 @@ write_json() {
 		printf '{\n  "host": "%s",\n  "date": "%s",\n  "cpus": %s,\n  "reps": %d,\n  "quick": %s,\n' \
 			"$(hostname)" "$(date -u '+%Y-%m-%dT%H:%M:%SZ')" "$NCPU" "$REPS" \
 			"$([ "$QUICK" = 1 ] && echo true || echo false)"
+		printf '  "loadavg": {"start": %s, "end": %s},\n' "$LOAD_START" "$LOAD_END"
 		printf '  "lanes": {'
 		first=1
 		for lane in $LANES; do
@@ -386,6 +388,11 @@ write_json() {
 }
 
 # ---- main ------------------------------------------------------------------
+loadavg() { cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo 0; }
+LOAD_START=$(loadavg)
+if awk -v l="$LOAD_START" -v n="$NCPU" 'BEGIN { exit !(l > n / 2) }'; then
+	say "compare.sh: warning: load average $LOAD_START on $NCPU CPUs: other work will skew the numbers"
+fi
 say "compare.sh: building ($LANES)"
 for lane in $LANES; do
 	case "$lane" in
@@ -398,6 +405,7 @@ for m in $MEASUREMENTS; do
 	say "compare.sh: $m ($REPS runs per lane, ${TIMEOUT}s limit per run)"
 	"measure_$m"
 done
+LOAD_END=$(loadavg)
 print_table
 write_json
 # a comparison with no implementation measured is a failure

@@ -3,10 +3,11 @@
  * the helpers every mpi-lite file shares.
  *
  * An MPI handle is a pointer to one of the structs below. Each starts with a
- * magic number, so a handle that does not point to a live object of the
- * right kind (a freed request, a communicator passed as a datatype, NULL) is
- * reported with its error class instead of crashing whenever the pointer is
- * readable at all.
+ * magic number (at offset 0: checking a handle of the wrong kind must not
+ * read past a smaller object), so a handle that does not point to a live
+ * object of the right kind (a freed request, a communicator passed as a
+ * datatype, NULL) is reported with its error class instead of crashing
+ * whenever the pointer is readable at all.
  *
  * How MPI maps onto the engine (include/ibx.h):
  *
@@ -373,8 +374,8 @@ enum mpil_req_kind {
 #define MPIL_REQF_FREED 0x1u       /* MPI_Request_free'd while active */
 
 typedef struct mpil_request {
+	uint32_t magic;            /* first, as in every handle's object */
 	ibx_request_t ibx;         /* engine request: stays in place until complete */
-	uint32_t magic;
 	uint8_t kind;              /* enum mpil_req_kind */
 	uint8_t flags;             /* MPIL_REQF_* */
 	MPI_Comm comm;

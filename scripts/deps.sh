@@ -6,7 +6,7 @@ set -e
 PKGS="build-essential clang clang-format pkg-config libibverbs-dev librdmacm-dev
 ibverbs-providers ibverbs-utils rdma-core rdmacm-utils libpmix-dev libnuma-dev
 libcmocka-dev openmpi-bin libopenmpi-dev mpich libmpich-dev perftest
-qemu-system-x86 busybox-static kmod iproute2 cpio procps"
+qemu-system-x86 busybox-static kmod iproute2 cpio procps xz-utils"
 missing=
 for p in $PKGS; do
   st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)

@@ -62,11 +62,11 @@ typedef struct bld {
 	size_t memo_cap, memo_n;
 } bld_t;
 
-static const lay_t lay_empty = { .k = LAY_EMPTY };
+static const lay_t lay_empty = {.k = LAY_EMPTY};
 
 static lay_t lay_run(int64_t off, int64_t len)
 {
-	return (lay_t){ .k = LAY_RUN, .off = off, .len = len };
+	return (lay_t){.k = LAY_RUN, .off = off, .len = len};
 }
 
 /* ---- builder storage ---------------------------------------------------------- */
@@ -86,7 +86,7 @@ static ibx_status_t bld_push(bld_t *b, const ibx_dt_loop_t *l, lay_t *out)
 		b->cap = ncap;
 	}
 	b->loops[b->nloops] = *l;
-	*out = (lay_t){ .k = LAY_NODE, .node = b->nloops++ };
+	*out = (lay_t){.k = LAY_NODE, .node = b->nloops++};
 	return IBX_OK;
 }
 
@@ -130,7 +130,7 @@ static ibx_status_t emit_vec(bld_t *b, ibx_dt_loop_t *m, lay_t *out)
 static ibx_status_t vec_leaf(bld_t *b, int64_t count, int64_t stride, int64_t blen, int64_t off,
 			     lay_t *out)
 {
-	ibx_dt_loop_t l = { .kind = IBX_DT_LOOP_VEC, .leaf = 1 };
+	ibx_dt_loop_t l = {.kind = IBX_DT_LOOP_VEC, .leaf = 1};
 
 	l.count = count;
 	l.blen = blen;
@@ -144,7 +144,7 @@ static ibx_status_t vec_leaf(bld_t *b, int64_t count, int64_t stride, int64_t bl
 static ibx_status_t vec_node(bld_t *b, int64_t count, int64_t blen, int64_t stride, int64_t ext,
 			     int64_t off, uint32_t child, lay_t *out)
 {
-	ibx_dt_loop_t l = { .kind = IBX_DT_LOOP_VEC, .leaf = 0 };
+	ibx_dt_loop_t l = {.kind = IBX_DT_LOOP_VEC, .leaf = 0};
 
 	l.count = count;
 	l.blen = blen;
@@ -160,7 +160,7 @@ static ibx_status_t vec_node(bld_t *b, int64_t count, int64_t blen, int64_t stri
 /* Turns a run into a (one-iteration) loop where a loop index is needed. */
 static ibx_status_t as_node(bld_t *b, lay_t l, uint32_t *idx_p)
 {
-	ibx_dt_loop_t r = { .kind = IBX_DT_LOOP_VEC, .leaf = 1, .count = 1 };
+	ibx_dt_loop_t r = {.kind = IBX_DT_LOOP_VEC, .leaf = 1, .count = 1};
 	lay_t out;
 	ibx_status_t st;
 
@@ -266,7 +266,7 @@ static ibx_status_t idx_loop(bld_t *b, int kind, bool leaf, int64_t m, const int
 			     const int64_t *blens, int64_t blen, int64_t ext, uint32_t child,
 			     lay_t *out)
 {
-	ibx_dt_loop_t l = { .kind = (uint8_t)kind, .leaf = leaf, .count = m };
+	ibx_dt_loop_t l = {.kind = (uint8_t)kind, .leaf = leaf, .count = m};
 	int64_t unit = leaf ? 1 : b->loops[child].size;
 	uint64_t words = kind == IBX_DT_LOOP_BLKIDX ? (uint64_t)m : 3 * (uint64_t)m + 1;
 	ibx_status_t st;
@@ -287,7 +287,8 @@ static ibx_status_t idx_loop(bld_t *b, int kind, bool leaf, int64_t m, const int
 		for (int64_t k = 0; k < m; k++) {
 			int64_t v;
 
-			if (!dt_mul(blens[k], unit, &v) || !dt_add(a[2 * m + k], v, &a[2 * m + k + 1]))
+			if (!dt_mul(blens[k], unit, &v) ||
+			    !dt_add(a[2 * m + k], v, &a[2 * m + k + 1]))
 				return IBX_ERR_OVERFLOW;
 		}
 		l.size = a[3 * m];
@@ -302,7 +303,7 @@ static ibx_status_t idx_loop(bld_t *b, int kind, bool leaf, int64_t m, const int
 static ibx_status_t struct_loop(bld_t *b, int64_t m, const int64_t *displs, const uint32_t *nodes,
 				lay_t *out)
 {
-	ibx_dt_loop_t l = { .kind = IBX_DT_LOOP_STRUCT, .leaf = 0, .count = m };
+	ibx_dt_loop_t l = {.kind = IBX_DT_LOOP_STRUCT, .leaf = 0, .count = m};
 	ibx_status_t st;
 	int64_t *a;
 
@@ -403,7 +404,8 @@ static ibx_status_t mk_idx(bld_t *b, int64_t n, const int64_t *blens, const int6
 		goto out;
 	if (l.k == LAY_RUN && (ext == l.len || all1)) {
 		for (int64_t k = 0; k < m; k++) {
-			if (!dt_add(offs[k], l.off, &offs[k]) || !dt_mul(lens[k], l.len, &lens[k])) {
+			if (!dt_add(offs[k], l.off, &offs[k]) ||
+			    !dt_mul(lens[k], l.len, &lens[k])) {
 				st = IBX_ERR_OVERFLOW;
 				goto out;
 			}
@@ -510,9 +512,9 @@ static ibx_status_t mk_struct(bld_t *b, const ibx_dt_t *dt, lay_t *out)
 	if (!same)
 		st = struct_loop(b, m, offs, nodes, out);
 	else if (m == 1)
-		st = shift(b, (lay_t){ .k = LAY_NODE, .node = nodes[0] }, offs[0], out);
+		st = shift(b, (lay_t){.k = LAY_NODE, .node = nodes[0]}, offs[0], out);
 	else if (arith_step(m, offs, &s))
-		st = mk_vec(b, m, 1, s, 0, offs[0], (lay_t){ .k = LAY_NODE, .node = nodes[0] }, out);
+		st = mk_vec(b, m, 1, s, 0, offs[0], (lay_t){.k = LAY_NODE, .node = nodes[0]}, out);
 	else
 		st = idx_loop(b, IBX_DT_LOOP_BLKIDX, false, m, offs, NULL, 1, 0, nodes[0], out);
 out:
@@ -584,17 +586,15 @@ static ibx_status_t compile(bld_t *b, const ibx_dt_t *dt, lay_t *out)
 	if (memo_get(b, dt, out))
 		return IBX_OK;
 	switch (dt->kind) {
-	case DT_BASIC:
-		l = lay_run(0, dt->size);
-		break;
+	case DT_BASIC: l = lay_run(0, dt->size); break;
 	case DT_CONTIG:
 	case DT_VECTOR:
 	case DT_HVECTOR:
 		st = compile(b, dt->child, &c);
 		if (st)
 			return st;
-		st = mk_vec(b, dt->count, dt->blocklen, dt->stride, dt->child->ub - dt->child->lb, 0,
-			    c, &l);
+		st = mk_vec(b, dt->count, dt->blocklen, dt->stride, dt->child->ub - dt->child->lb,
+			    0, c, &l);
 		if (st)
 			return st;
 		break;
@@ -622,8 +622,7 @@ static ibx_status_t compile(bld_t *b, const ibx_dt_t *dt, lay_t *out)
 		if (st)
 			return st;
 		break;
-	default:
-		return IBX_ERR_INVALID_PARAM;
+	default: return IBX_ERR_INVALID_PARAM;
 	}
 	*out = l;
 	return memo_put(b, dt, l);
@@ -661,8 +660,8 @@ static uint64_t aux_words(const ibx_dt_loop_t *l)
 
 typedef struct layout {
 	const bld_t *b;
-	uint32_t *map;     /* builder index -> program index, UINT32_MAX unvisited */
-	uint32_t *order;   /* program index -> builder index */
+	uint32_t *map;	 /* builder index -> program index, UINT32_MAX unvisited */
+	uint32_t *order; /* program index -> builder index */
 	uint32_t *depth;
 	uint32_t n;
 	uint64_t naux;
@@ -705,7 +704,7 @@ static ibx_status_t visit(layout_t *L, uint32_t i, uint32_t level)
 
 static ibx_status_t lay_out(bld_t *b, lay_t root, ibx_dt_prog_t **prog_p)
 {
-	layout_t L = { .b = b };
+	layout_t L = {.b = b};
 	ibx_dt_prog_t *p;
 	ibx_status_t st;
 	uint64_t at = 0;
@@ -717,7 +716,7 @@ static ibx_status_t lay_out(bld_t *b, lay_t root, ibx_dt_prog_t **prog_p)
 		st = dt_prog_alloc(1, 0, &p);
 		if (st)
 			return st;
-		p->loops[0] = (ibx_dt_loop_t){ .kind = IBX_DT_LOOP_VEC, .leaf = 1, .count = 1 };
+		p->loops[0] = (ibx_dt_loop_t){.kind = IBX_DT_LOOP_VEC, .leaf = 1, .count = 1};
 		p->loops[0].blen = p->loops[0].size = root.len;
 		p->loops[0].off = root.off;
 		p->depth = 1;
@@ -758,7 +757,7 @@ static ibx_status_t lay_out(bld_t *b, lay_t root, ibx_dt_prog_t **prog_p)
 		if (src->kind == IBX_DT_LOOP_STRUCT) {
 			for (int64_t j = 0; j < src->count; j++)
 				aux[at + (uint64_t)src->count + (uint64_t)j] =
-					L.map[aux[at + (uint64_t)src->count + (uint64_t)j]];
+				    L.map[aux[at + (uint64_t)src->count + (uint64_t)j]];
 		}
 		at += w;
 	}
@@ -772,7 +771,7 @@ out:
 
 ibx_status_t dt_compile(const ibx_dt_t *dt, ibx_dt_prog_t **prog_p)
 {
-	bld_t b = { 0 };
+	bld_t b = {0};
 	ibx_status_t st;
 	lay_t root;
 
@@ -806,7 +805,7 @@ static int run_cmp(const void *x, const void *y)
  */
 ibx_status_t dt_prog_stats(const ibx_dt_prog_t *p, ibx_dt_stats_t *stats_p)
 {
-	ibx_dt_stats_t s = { 0 };
+	ibx_dt_stats_t s = {0};
 	const int64_t *aux = dt_prog_aux(p);
 	int64_t *mult = NULL, sum = 0, v;
 	run_w_t *runs = NULL;
@@ -825,7 +824,8 @@ ibx_status_t dt_prog_stats(const ibx_dt_prog_t *p, ibx_dt_stats_t *stats_p)
 		return IBX_ERR_NO_MEMORY;
 	for (uint32_t i = 0; i < p->nloops; i++)
 		if (p->loops[i].leaf)
-			cap += p->loops[i].kind == IBX_DT_LOOP_IDX ? (uint64_t)p->loops[i].count : 1;
+			cap +=
+			    p->loops[i].kind == IBX_DT_LOOP_IDX ? (uint64_t)p->loops[i].count : 1;
 	runs = malloc((size_t)cap * sizeof(*runs));
 	if (!runs) {
 		st = IBX_ERR_NO_MEMORY;
@@ -854,11 +854,11 @@ ibx_status_t dt_prog_stats(const ibx_dt_prog_t *p, ibx_dt_stats_t *stats_p)
 				goto out;
 		} else if (l->kind == IBX_DT_LOOP_IDX) {
 			for (int64_t k = 0; k < l->count; k++)
-				runs[nruns++] = (run_w_t){ a[l->count + k], m };
+				runs[nruns++] = (run_w_t){a[l->count + k], m};
 		} else {
 			if (!dt_mul(l->count, m, &v))
 				goto out;
-			runs[nruns++] = (run_w_t){ l->blen, v };
+			runs[nruns++] = (run_w_t){l->blen, v};
 		}
 	}
 	qsort(runs, (size_t)nruns, sizeof(*runs), run_cmp);
@@ -901,8 +901,8 @@ ibx_status_t dt_install_prog(ibx_dt_t *dt, ibx_dt_prog_t *prog)
 		if (st)
 			goto err;
 	}
-	dt->contig = !r || (prog->nloops == 1 && r->kind == IBX_DT_LOOP_VEC && r->leaf &&
-			    r->count == 1);
+	dt->contig =
+	    !r || (prog->nloops == 1 && r->kind == IBX_DT_LOOP_VEC && r->leaf && r->count == 1);
 	dt->dense = dt->contig && (dt->size == 0 || dt->size == dt->ub - dt->lb);
 	dt->prog = prog;
 	dt->committed = true;

@@ -86,17 +86,17 @@ ibx_status_t ibx_dt_retain(ibx_dt_t *dt);
 
 /* ---- queries ------------------------------------------------------------- */
 typedef struct ibx_dt_info {
-	int64_t size;        /* packed bytes of one element */
+	int64_t size; /* packed bytes of one element */
 	int64_t lb, ub, extent;
 	int64_t true_lb, true_extent; /* data only, bound markers ignored */
-	int64_t align;       /* largest alignment of a basic type inside */
-	int64_t nelem;       /* basic elements in one element */
-	int depth;           /* constructor nesting */
+	int64_t align;		      /* largest alignment of a basic type inside */
+	int64_t nelem;		      /* basic elements in one element */
+	int depth;		      /* constructor nesting */
 	bool committed;
-	bool remote;         /* from ibx_dt_deserialize: layout only, no tree */
+	bool remote; /* from ibx_dt_deserialize: layout only, no tree */
 	/* Only if committed: */
-	bool contig;         /* one element is one contiguous run at true_lb */
-	bool dense;          /* contig and extent == size: any count is contiguous */
+	bool contig; /* one element is one contiguous run at true_lb */
+	bool dense;  /* contig and extent == size: any count is contiguous */
 } ibx_dt_info_t;
 
 ibx_status_t ibx_dt_query(const ibx_dt_t *dt, ibx_dt_info_t *info_p);
@@ -109,13 +109,13 @@ int64_t ibx_dt_extent(const ibx_dt_t *dt);
  * loop levels are counted separately, so `blocks` is an upper bound of what
  * a block listing yields after merging). */
 typedef struct ibx_dt_stats {
-	int64_t blocks;        /* contiguous runs per element */
-	double avg_block;      /* size / blocks */
-	int64_t median_block;  /* lower median of the run lengths */
+	int64_t blocks;	      /* contiguous runs per element */
+	double avg_block;     /* size / blocks */
+	int64_t median_block; /* lower median of the run lengths */
 	int64_t min_block, max_block;
 	int64_t program_bytes; /* memory of the committed loop program */
-	int loops;             /* loops in the program */
-	int depth;             /* deepest loop nesting */
+	int loops;	       /* loops in the program */
+	int depth;	       /* deepest loop nesting */
 } ibx_dt_stats_t;
 
 ibx_status_t ibx_dt_stats(const ibx_dt_t *dt, ibx_dt_stats_t *stats_p);
@@ -134,26 +134,26 @@ ibx_status_t ibx_dt_flatten(const ibx_dt_t *dt, int64_t count, ibx_dt_block_t **
 /* One loop of a committed program (exposed only so that a cursor can live
  * on the caller's stack; see commit.c). */
 typedef struct ibx_dt_loop {
-	uint8_t kind;       /* IBX_DT_LOOP_* */
-	uint8_t leaf;       /* iteration body: blen bytes (1) or child copies (0) */
+	uint8_t kind; /* IBX_DT_LOOP_* */
+	uint8_t leaf; /* iteration body: blen bytes (1) or child copies (0) */
 	uint16_t pad;
-	uint32_t child;     /* non-leaf VEC/BLKIDX/IDX: index of the child loop */
-	int64_t count;      /* iterations */
-	int64_t blen;       /* VEC/BLKIDX: bytes (leaf) or child copies per iteration */
-	int64_t stride;     /* VEC: bytes between iterations */
-	int64_t off;        /* added to every iteration's displacement */
-	int64_t el_extent;  /* non-leaf: bytes between the copies of one iteration */
-	int64_t size;       /* packed bytes of one instance */
-	uint64_t aux;       /* first word of the loop's arrays in the aux pool */
+	uint32_t child;	   /* non-leaf VEC/BLKIDX/IDX: index of the child loop */
+	int64_t count;	   /* iterations */
+	int64_t blen;	   /* VEC/BLKIDX: bytes (leaf) or child copies per iteration */
+	int64_t stride;	   /* VEC: bytes between iterations */
+	int64_t off;	   /* added to every iteration's displacement */
+	int64_t el_extent; /* non-leaf: bytes between the copies of one iteration */
+	int64_t size;	   /* packed bytes of one instance */
+	uint64_t aux;	   /* first word of the loop's arrays in the aux pool */
 } ibx_dt_loop_t;
 
 enum { IBX_DT_LOOP_VEC = 1, IBX_DT_LOOP_BLKIDX = 2, IBX_DT_LOOP_IDX = 3, IBX_DT_LOOP_STRUCT = 4 };
 
 typedef struct ibx_dt_frame {
 	const ibx_dt_loop_t *n;
-	int64_t i;          /* iteration */
-	int64_t j;          /* copy inside the iteration (non-leaf) */
-	uint64_t base;      /* address of this loop instance's origin */
+	int64_t i;     /* iteration */
+	int64_t j;     /* copy inside the iteration (non-leaf) */
+	uint64_t base; /* address of this loop instance's origin */
 } ibx_dt_frame_t;
 
 /* Position in the packed stream of (type, count) over a user buffer. Lives
@@ -165,18 +165,18 @@ typedef struct ibx_dt_cursor {
 	const int64_t *aux;
 	uint64_t buf;
 	int64_t count;
-	int64_t total;      /* count * size */
-	int64_t pos;        /* packed offset */
-	int64_t lpos;       /* bytes done inside the current run */
-	int depth;          /* active frames; 0 at the end of the stream */
-	ibx_dt_loop_t top;  /* the count loop around the program's root */
+	int64_t total;	   /* count * size */
+	int64_t pos;	   /* packed offset */
+	int64_t lpos;	   /* bytes done inside the current run */
+	int depth;	   /* active frames; 0 at the end of the stream */
+	ibx_dt_loop_t top; /* the count loop around the program's root */
 	ibx_dt_frame_t f[IBX_DT_MAX_DEPTH + 1];
 } ibx_dt_cursor_t;
 
 /* A cursor over @count elements of committed @dt at @buf, placed at packed
  * offset @offset (0 <= offset <= count * size). */
 ibx_status_t ibx_dt_cursor_init(ibx_dt_cursor_t *cur, const ibx_dt_t *dt, int64_t count,
-				 const void *buf, int64_t offset);
+				const void *buf, int64_t offset);
 ibx_status_t ibx_dt_cursor_seek(ibx_dt_cursor_t *cur, int64_t offset);
 static inline int64_t ibx_dt_cursor_pos(const ibx_dt_cursor_t *cur)
 {
@@ -204,12 +204,12 @@ ibx_status_t ibx_dt_cursor_iov(ibx_dt_cursor_t *cur, int64_t max_bytes, struct i
 			       int max_iov, int *niov_p, int64_t *bytes_p);
 
 /* One-shot forms over the packed byte range [a, b). */
-ibx_status_t ibx_dt_pack(const ibx_dt_t *dt, int64_t count, const void *buf, int64_t a,
-			 int64_t b, void *out);
+ibx_status_t ibx_dt_pack(const ibx_dt_t *dt, int64_t count, const void *buf, int64_t a, int64_t b,
+			 void *out);
 ibx_status_t ibx_dt_unpack(const ibx_dt_t *dt, int64_t count, void *buf, int64_t a, int64_t b,
 			   const void *in);
-ibx_status_t ibx_dt_blocks(const ibx_dt_t *dt, int64_t count, const void *buf, int64_t a,
-			   int64_t b, ibx_dt_block_cb_t cb, void *arg);
+ibx_status_t ibx_dt_blocks(const ibx_dt_t *dt, int64_t count, const void *buf, int64_t a, int64_t b,
+			   ibx_dt_block_cb_t cb, void *arg);
 
 /* ---- signatures ----------------------------------------------------------
  * The sequence of basic types of (type, count), hashed so that it composes

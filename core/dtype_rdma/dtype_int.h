@@ -64,23 +64,23 @@ static inline size_t dt_prog_bytes(const ibx_dt_prog_t *p)
 
 struct ibx_dt {
 	atomic_int refs;
-	uint8_t kind;             /* enum dt_kind */
+	uint8_t kind; /* enum dt_kind */
 	bool committed;
-	bool markers;             /* carries lb/ub markers (from a resized inside) */
-	bool contig, dense;       /* committed only, see ibx_dt_info_t */
+	bool markers;	    /* carries lb/ub markers (from a resized inside) */
+	bool contig, dense; /* committed only, see ibx_dt_info_t */
 	bool has_wire_id;
-	int depth;                /* constructor nesting, 0 for basic */
-	uint32_t code;            /* basic */
+	int depth;     /* constructor nesting, 0 for basic */
+	uint32_t code; /* basic */
 	int64_t size, lb, ub, true_lb, true_ub, align, nelem;
 	dt_sig_t sig;
 	/* constructor arguments (displacements converted to bytes) */
 	int64_t count;
-	int64_t blocklen;         /* vector, hvector, *_block */
-	int64_t stride;           /* vector, hvector: bytes */
-	int64_t *blens;           /* indexed, hindexed, struct: [count] */
-	int64_t *displs;          /* indexed*, hindexed*, struct: [count] bytes */
-	ibx_dt_t **types;         /* struct: [count], one reference each */
-	ibx_dt_t *child;          /* other derived kinds: one reference */
+	int64_t blocklen; /* vector, hvector, *_block */
+	int64_t stride;	  /* vector, hvector: bytes */
+	int64_t *blens;	  /* indexed, hindexed, struct: [count] */
+	int64_t *displs;  /* indexed*, hindexed*, struct: [count] bytes */
+	ibx_dt_t **types; /* struct: [count], one reference each */
+	ibx_dt_t *child;  /* other derived kinds: one reference */
 	/* committed form */
 	ibx_dt_prog_t *prog;
 	ibx_dt_stats_t stats;

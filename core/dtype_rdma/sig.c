@@ -36,7 +36,7 @@ static uint64_t addmod(uint64_t a, uint64_t b)
 
 dt_sig_t dt_sig_empty(void)
 {
-	return (dt_sig_t){ .h = 0, .pw = 1 };
+	return (dt_sig_t){.h = 0, .pw = 1};
 }
 
 dt_sig_t dt_sig_basic(uint32_t code, int64_t size)
@@ -47,19 +47,19 @@ dt_sig_t dt_sig_basic(uint32_t code, int64_t size)
 	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
 	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
 	z ^= z >> 31;
-	return (dt_sig_t){ .h = z % (SIG_P - 1) + 1, .pw = SIG_B };
+	return (dt_sig_t){.h = z % (SIG_P - 1) + 1, .pw = SIG_B};
 }
 
 dt_sig_t dt_sig_cat(dt_sig_t a, dt_sig_t b)
 {
-	return (dt_sig_t){ .h = addmod(mulmod(a.h, b.pw), b.h), .pw = mulmod(a.pw, b.pw) };
+	return (dt_sig_t){.h = addmod(mulmod(a.h, b.pw), b.h), .pw = mulmod(a.pw, b.pw)};
 }
 
 dt_sig_t dt_sig_of_hash(uint64_t hash, int64_t nelem)
 {
-	dt_sig_t b = { .h = 0, .pw = SIG_B };
+	dt_sig_t b = {.h = 0, .pw = SIG_B};
 
-	return (dt_sig_t){ .h = hash % SIG_P, .pw = dt_sig_rep(b, (uint64_t)nelem).pw };
+	return (dt_sig_t){.h = hash % SIG_P, .pw = dt_sig_rep(b, (uint64_t)nelem).pw};
 }
 
 dt_sig_t dt_sig_rep(dt_sig_t s, uint64_t k)
@@ -129,8 +129,7 @@ static ibx_status_t sig_prefix(const ibx_dt_t *dt, int64_t m, dt_sig_t *sig_p)
 		return IBX_OK;
 	case DT_RESIZED:
 	case DT_DUP:
-	case DT_SUBARRAY:
-		return sig_prefix(dt->child, m, sig_p);
+	case DT_SUBARRAY: return sig_prefix(dt->child, m, sig_p);
 	default:
 		/* a basic type has 0 or 1 element; a remote layout has no tree */
 		return IBX_ERR_UNSUPPORTED;
@@ -162,8 +161,8 @@ ibx_status_t ibx_dt_sig_match(const ibx_dt_sig_t *sent, const ibx_dt_t *dt, int6
 		return IBX_ERR_OVERFLOW;
 	m = sent->nelem;
 	if (m > total) {
-		ibx_debug("signature: %lld basic elements sent, receive takes %lld",
-			  (long long)m, (long long)total);
+		ibx_debug("signature: %lld basic elements sent, receive takes %lld", (long long)m,
+			  (long long)total);
 		return IBX_ERR_TRUNCATED;
 	}
 	if (m == 0) {
@@ -175,8 +174,9 @@ ibx_status_t ibx_dt_sig_match(const ibx_dt_sig_t *sent, const ibx_dt_t *dt, int6
 		pre = dt_sig_cat(dt_sig_rep(dt->sig, (uint64_t)(m / dt->nelem)), rest);
 	}
 	if (pre.h != sent->hash) {
-		ibx_debug("signature mismatch: sent %016llx over %lld elements, receive prefix %016llx",
-			  (unsigned long long)sent->hash, (long long)m, (unsigned long long)pre.h);
+		ibx_debug(
+		    "signature mismatch: sent %016llx over %lld elements, receive prefix %016llx",
+		    (unsigned long long)sent->hash, (long long)m, (unsigned long long)pre.h);
 		return IBX_ERR_INVALID_PARAM;
 	}
 	return IBX_OK;

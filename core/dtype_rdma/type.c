@@ -145,8 +145,8 @@ ibx_status_t ibx_dt_free(ibx_dt_t **dt_p)
 
 typedef struct dt_acc {
 	bool data, markers;
-	int64_t tlb, tub;   /* data bounds */
-	int64_t mlb, mub;   /* marker bounds */
+	int64_t tlb, tub; /* data bounds */
+	int64_t mlb, mub; /* marker bounds */
 	int64_t align, size, nelem;
 	int depth;
 	dt_sig_t sig;
@@ -195,8 +195,8 @@ static ibx_status_t acc_add(dt_acc_t *a, const ibx_dt_t *c, int64_t copies, int6
 
 /* Displacement range of the copies i * stride + j * ext, 0 <= i < count,
  * 0 <= j < blocklen (count, blocklen >= 1). */
-static bool copy_range(int64_t count, int64_t stride, int64_t blocklen, int64_t ext,
-		       int64_t base, int64_t *dmin_p, int64_t *dmax_p)
+static bool copy_range(int64_t count, int64_t stride, int64_t blocklen, int64_t ext, int64_t base,
+		       int64_t *dmin_p, int64_t *dmax_p)
 {
 	int64_t s, e, lo, hi;
 

@@ -175,11 +175,11 @@ ibx_status_t ibx_dt_wire_seal(void *buf, size_t len)
 
 /* ---- deserialise ---------------------------------------------------------------- */
 
-#define BAD(...)                                        \
-	do {                                            \
-		ibx_debug("datatype blob: " __VA_ARGS__); \
-		st = IBX_ERR_CORRUPT;                   \
-		goto err;                               \
+#define BAD(...)                                                                                   \
+	do {                                                                                       \
+		ibx_debug("datatype blob: " __VA_ARGS__);                                          \
+		st = IBX_ERR_CORRUPT;                                                              \
+		goto err;                                                                          \
 	} while (0)
 
 /* byte span [lo, hi) of @b copies of a body spanning [lo, hi), @ext apart */
@@ -193,7 +193,7 @@ static bool copies_span(int64_t b, int64_t ext, int64_t *lo, int64_t *hi)
 }
 
 typedef struct vinfo {
-	int64_t lo, hi;   /* bytes touched by one instance, relative to its base */
+	int64_t lo, hi; /* bytes touched by one instance, relative to its base */
 	uint32_t depth;
 } vinfo_t;
 
@@ -293,17 +293,17 @@ ibx_status_t ibx_dt_deserialize(const void *buf, size_t len, ibx_dt_t **dt_p)
 		l->el_extent = (int64_t)get64(e + 40);
 		l->aux = rt;
 		a = aux + rt;
-		rt += l->kind == IBX_DT_LOOP_BLKIDX ? (uint64_t)l->count :
-		      l->kind == IBX_DT_LOOP_VEC    ? 0 :
-						      3 * (uint64_t)l->count + 1;
+		rt += l->kind == IBX_DT_LOOP_BLKIDX ? (uint64_t)l->count
+		      : l->kind == IBX_DT_LOOP_VEC  ? 0
+						    : 3 * (uint64_t)l->count + 1;
 		if ((l->leaf || l->kind == IBX_DT_LOOP_STRUCT) && (l->child || l->el_extent))
 			BAD("loop %u: leaf with a child", i);
 		if (!l->leaf && l->kind != IBX_DT_LOOP_STRUCT && l->child >= i)
 			BAD("loop %u: child %u not before it", i, l->child);
 		if (l->kind != IBX_DT_LOOP_VEC && l->stride)
 			BAD("loop %u: stride on an indexed loop", i);
-		if ((l->kind == IBX_DT_LOOP_VEC || l->kind == IBX_DT_LOOP_BLKIDX) ? l->blen < 1 :
-										    l->blen != 0)
+		if ((l->kind == IBX_DT_LOOP_VEC || l->kind == IBX_DT_LOOP_BLKIDX) ? l->blen < 1
+										  : l->blen != 0)
 			BAD("loop %u: bad block length", i);
 
 		if (l->kind == IBX_DT_LOOP_VEC || l->kind == IBX_DT_LOOP_BLKIDX) {
@@ -319,7 +319,8 @@ ibx_status_t ibx_dt_deserialize(const void *buf, size_t len, ibx_dt_t **dt_p)
 				if (!copies_span(l->blen, l->el_extent, &blo, &bhi))
 					BAD("loop %u: copies overflow", i);
 			}
-			if (!dt_mul(l->count, l->blen, &l->size) || !dt_mul(l->size, unit, &l->size))
+			if (!dt_mul(l->count, l->blen, &l->size) ||
+			    !dt_mul(l->size, unit, &l->size))
 				BAD("loop %u: size overflows", i);
 			if (l->kind == IBX_DT_LOOP_VEC) {
 				if (!dt_mul(l->count - 1, l->stride, &v))

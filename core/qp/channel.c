@@ -782,8 +782,11 @@ static void peer_drain(qp_peer_t *p)
 		}
 		ibx_rq_remove(&p->pend_tag, req);
 		st = tag_start(p, &b, req, true);
-		if (st < 0)
+		if (st < 0) {
+			/* post what is claimed before a callback can post more */
+			txb_flush(&b);
 			ibx_req_complete(req, st);
+		}
 		if (b.n == TXB_MAX)
 			txb_flush(&b);
 	}
@@ -868,7 +871,9 @@ int ibx_qp_path_progress(ibx_ctx_t *ctx, void *state)
 				tx_completion(path, &wc[i]);
 		}
 		events += n;
-		if (path->rx_nfree >= REPOST_BATCH || (n < POLL_BATCH && path->rx_nfree))
+		/* one linked list per REPOST_BATCH buffers; the SRQ's RX_SPARE
+		 * buffers cover those waiting (< REPOST_BATCH + POLL_BATCH) */
+		if (path->rx_nfree >= REPOST_BATCH)
 			rx_repost(path);
 	} while (n == POLL_BATCH);
 	if (path->pend_list)
@@ -876,18 +881,4 @@ int ibx_qp_path_progress(ibx_ctx_t *ctx, void *state)
 	if (n == 0 && events == 0 && (++path->progress_calls & 1023) == 0)
 		async_check(path);
 	return events;
-}
-
-ibx_status_t ibx_qp_path_set_imm_handler(ibx_ctx_t *ctx, ibx_qp_imm_cb_t cb, void *arg)
-{
-	for (int i = 0; i < ctx->npaths; i++) {
-		if (ctx->paths[i].mod == &ibx_qp_path_module && ctx->paths[i].state) {
-			qp_path_t *path = ctx->paths[i].state;
-
-			path->imm_cb = cb;
-			path->imm_arg = arg;
-			return IBX_OK;
-		}
-	}
-	return IBX_ERR_NOT_FOUND;
 }

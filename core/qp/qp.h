@@ -389,4 +389,19 @@ ibx_status_t ibx_qp_cm_connect(const char *host, uint16_t port, ibx_qp_dev_t *de
 			       void *peer_priv, size_t *peer_len_p, int timeout_ms,
 			       ibx_qp_t **qp_p);
 
+/* ---- the verbs path, for the layers above it (core/rma, core/dtype_rdma) -- */
+/* Registers [addr, addr + len) on the verbs path's PD (through its
+ * registration cache) so that peers can reach it with put/get/atomics:
+ * *key_p gets addr, len, rkey and lkey; *handle_p is for the dereg.
+ * IBX_ERR_NOT_FOUND when the context has no verbs path. */
+ibx_status_t ibx_qp_path_mem_reg(ibx_ctx_t *ctx, void *addr, size_t len, ibx_mem_key_t *key_p,
+				 void **handle_p);
+void ibx_qp_path_mem_dereg(ibx_ctx_t *ctx, void *handle);
+
+/* Write-with-immediate notifications (put_imm): called from progress with
+ * the writer's rank and the 32-bit immediate, once the data is in place.
+ * One handler per context (the datatype schemes' segment triggers). */
+typedef void (*ibx_qp_imm_cb_t)(ibx_ctx_t *ctx, int src, uint32_t imm, void *arg);
+ibx_status_t ibx_qp_path_set_imm_handler(ibx_ctx_t *ctx, ibx_qp_imm_cb_t cb, void *arg);
+
 #endif /* IBX_QP_H */

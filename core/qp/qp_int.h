@@ -138,8 +138,6 @@ typedef struct qp_peer {
 	uint32_t rma_outstanding;
 } qp_peer_t;
 
-typedef void (*ibx_qp_imm_cb_t)(ibx_ctx_t *ctx, int src, uint32_t imm, void *arg);
-
 typedef struct qp_path {
 	ibx_ctx_t *ctx;
 	ibx_qp_dev_t *dev;
@@ -255,10 +253,5 @@ ibx_status_t ibx_qp_rma_flush(ibx_peer_t *peer);
 /* channel.c: tag messaging ops */
 ibx_status_t ibx_qp_tag_send(ibx_peer_t *peer, ibx_request_t *req);
 ibx_status_t ibx_qp_rndv_recv(ibx_peer_t *peer, const void *rts, ibx_request_t *req);
-
-/* Write-with-immediate notifications for the layers above (the datatype
- * schemes' BC-SPUP/RWG-UP segment triggers): called from progress with the
- * sender's rank and the 32-bit immediate. One handler per context. */
-ibx_status_t ibx_qp_path_set_imm_handler(ibx_ctx_t *ctx, ibx_qp_imm_cb_t cb, void *arg);
 
 #endif /* IBX_QP_INT_H */

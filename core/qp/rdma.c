@@ -520,3 +520,55 @@ ibx_status_t ibx_qp_rma_flush(ibx_peer_t *peer)
 	}
 	return p->error;
 }
+
+/* ---- memory for peers ------------------------------------------------------------ */
+
+static qp_path_t *ctx_path(ibx_ctx_t *ctx)
+{
+	for (int i = 0; i < ctx->npaths; i++)
+		if (ctx->paths[i].mod == &ibx_qp_path_module)
+			return ctx->paths[i].state;
+	return NULL;
+}
+
+ibx_status_t ibx_qp_path_mem_reg(ibx_ctx_t *ctx, void *addr, size_t len, ibx_mem_key_t *key_p,
+				 void **handle_p)
+{
+	qp_path_t *path = ctx ? ctx_path(ctx) : NULL;
+	ibx_rcache_region_t *reg;
+	ibx_status_t st;
+
+	if (!path)
+		return IBX_ERR_NOT_FOUND;
+	if (!addr || !len)
+		return IBX_ERR_INVALID_PARAM;
+	st = ibx_rcache_region_get(path->rcache, addr, len, &reg);
+	if (st != IBX_OK)
+		return st;
+	memset(key_p, 0, sizeof(*key_p));
+	key_p->addr = (uintptr_t)addr;
+	key_p->len = len;
+	key_p->rkey = ibx_rcache_region_rkey(reg);
+	key_p->lkey = ibx_rcache_region_lkey(reg);
+	*handle_p = reg;
+	return IBX_OK;
+}
+
+void ibx_qp_path_mem_dereg(ibx_ctx_t *ctx, void *handle)
+{
+	qp_path_t *path = ctx ? ctx_path(ctx) : NULL;
+
+	if (path && handle)
+		ibx_rcache_region_put(path->rcache, handle);
+}
+
+ibx_status_t ibx_qp_path_set_imm_handler(ibx_ctx_t *ctx, ibx_qp_imm_cb_t cb, void *arg)
+{
+	qp_path_t *path = ctx ? ctx_path(ctx) : NULL;
+
+	if (!path)
+		return IBX_ERR_NOT_FOUND;
+	path->imm_cb = cb;
+	path->imm_arg = arg;
+	return IBX_OK;
+}

@@ -67,7 +67,8 @@
  * to the idle set, whose rings are checked every (SHM_IDLE_SCAN_MASK+1)th
  * pass, and comes back the moment a packet is found there or we send to it.
  * Every SHM_CLOCK_MASK+1 passes the clock is read, and every
- * IBX_PEER_CHECK_MS the peers' pids are checked with kill(pid, 0): a dead
+ * IBX_PEER_CHECK_MS the peers' pids are checked (kill(pid, 0), and not a
+ * zombie in /proc/<pid>/stat): a dead
  * peer's already published packets are delivered, then everything pending
  * with it fails with IBX_ERR_UNREACHABLE. No allocation, syscall or clock
  * read happens per message.
@@ -596,7 +597,7 @@ static void check_peers(shm_state_t *st)
 	for (int i = 0; i < st->npeers; i++) {
 		shm_peer_t *p = &st->peers[i];
 
-		if (p->failed || kill(p->pid, 0) == 0 || errno != ESRCH)
+		if (p->failed || ibx_shm_pid_alive(p->pid))
 			continue;
 		/* what it published before it died is still good */
 		while (!p->failed && poll_peer(st, p))

@@ -77,7 +77,8 @@ static void exercise(ibx_dt_t *dt, const uint8_t *data, size_t size)
 		if (ibx_dt_cursor_init(&cur, dt, count, (void *)origin, 0) != IBX_OK)
 			__builtin_trap();
 		for (size_t k = 0; k + 1 < size && k < 16 && total > 0; k += 2) {
-			int64_t at = (int64_t)((data[k] << 8 | data[k + 1]) % (uint64_t)(total + 1));
+			int64_t at =
+			    (int64_t)((data[k] << 8 | data[k + 1]) % (uint64_t)(total + 1));
 			struct iovec iov[4];
 			int n;
 

@@ -95,6 +95,13 @@ mount -t sysfs sys $R/sys
 mount -t devtmpfs dev $R/dev
 mkdir -p $R/dev/pts $R/dev/shm
 mount -t devpts -o newinstance,ptmxmode=0666 devpts $R/dev/pts
+# devtmpfs has only device nodes; udev would add these links. bash's process
+# substitution needs /dev/fd, pty allocation the devpts instance's ptmx.
+ln -sf /proc/self/fd $R/dev/fd
+ln -sf /proc/self/fd/0 $R/dev/stdin
+ln -sf /proc/self/fd/1 $R/dev/stdout
+ln -sf /proc/self/fd/2 $R/dev/stderr
+ln -sf pts/ptmx $R/dev/ptmx
 mount -t tmpfs -o mode=1777 tmpfs $R/dev/shm
 mount -t tmpfs -o mode=755 tmpfs $R/run
 # cache=mmap: writes go straight to the host (results must survive poweroff)

@@ -1,5 +1,6 @@
 #!/bin/bash
-# verbs_engine.sh — 100k small messages from each of 3 ranks to rank 0 over
+# verbs_engine.sh — the verbs path's ops table with checked data, rendezvous
+# truncation and a completion error (verbs_engine ops), then 100k small messages from each of 3 ranks to rank 0 over
 # the verbs path (IBX_PATHS=verbs), checking order and content
 # (tests/sh/verbs_engine.c). Needs a verbs device: runs directly when this
 # machine has one (inside the Soft-RoCE VM, or IBX_VERBS_NATIVE=1 hardware),
@@ -25,7 +26,7 @@ if [ "${IBX_IN_RXE_VM:-0}" != 1 ]; then
 	[ -x "$RUN" ] || { echo "no $RUN: run make first"; exit 1; }
 	mkdir -p "$(dirname "$BIN")"
 	if [ ! -x "$BIN" ] || [ tests/sh/verbs_engine.c -nt "$BIN" ] || [ "$BUILD/lib/libibx.a" -nt "$BIN" ]; then
-		${CC:-cc} -std=gnu11 -O2 -g -Wall -Wextra -Iinclude -o "$BIN" tests/sh/verbs_engine.c \
+		${CC:-cc} -std=gnu11 -O2 -g -Wall -Wextra -Wno-unused-parameter -Iinclude -Icore -o "$BIN" tests/sh/verbs_engine.c \
 			"$BUILD/lib/libibx.a" $(pkg-config --libs pmix libibverbs librdmacm numa 2>/dev/null) \
 			-lpthread -lm -ldl -lrt || { echo "cannot build $BIN"; exit 1; }
 	fi
@@ -43,9 +44,30 @@ if [ "${IBX_IN_RXE_VM:-0}" != 1 ]; then
 	fi
 fi
 have_device || { echo "no verbs device"; exit 1; }
+# RNR NAKs would mean a receive queue ran dry: the credits must prevent it
+rnr_count() {
+	local f n=0
+	for f in /sys/class/infiniband/*/ports/*/hw_counters/rcvd_rnr_err; do
+		[ -r "$f" ] && n=$((n + $(cat "$f")))
+	done
+	echo $n
+}
+echo "verbs_engine: ops table, truncation, completion error ($NP ranks)"
+IBX_PATHS=verbs timeout -k 5 300 "$RUN" -n "$NP" --timeout 280 "$BIN" ops
+rc=$?
+if [ $rc -ne 0 ]; then
+	echo "verbs_engine: ops mode failed (exit $rc)"
+	exit $rc
+fi
 echo "verbs_engine: $NP ranks, $COUNT messages per sender, IBX_PATHS=verbs"
 start=$(date +%s)
+rnr0=$(rnr_count)
 IBX_PATHS=verbs timeout -k 5 600 "$RUN" -n "$NP" --timeout 580 "$BIN" "$COUNT"
 rc=$?
-echo "verbs_engine: exit $rc after $(($(date +%s) - start)) s"
+rnr1=$(rnr_count)
+echo "verbs_engine: exit $rc after $(($(date +%s) - start)) s, RNR NAKs received: $((rnr1 - rnr0))"
+if [ $rc -eq 0 ] && [ "$rnr1" -ne "$rnr0" ]; then
+	echo "verbs_engine: receivers were overrun ($((rnr1 - rnr0)) RNR NAKs): credit accounting is broken"
+	rc=1
+fi
 exit $rc

@@ -69,7 +69,7 @@ typedef struct map {
 static const struct {
 	int code;
 	int64_t size, align;
-} basics[NBASIC] = { { 1, 1, 1 }, { 2, 2, 2 }, { 3, 4, 4 }, { 4, 4, 4 }, { 5, 8, 8 }, { 6, 16, 16 } };
+} basics[NBASIC] = {{1, 1, 1}, {2, 2, 2}, {3, 4, 4}, {4, 4, 4}, {5, 8, 8}, {6, 16, 16}};
 static ibx_dt_t *basic_dt[NBASIC];
 
 static int64_t code_size(int code)
@@ -90,7 +90,7 @@ static void map_push(map_t *m, int64_t disp, int code)
 		m->e = realloc(m->e, m->cap * sizeof(*m->e));
 		assert_non_null(m->e);
 	}
-	m->e[m->n++] = (ent_t){ disp, code };
+	m->e[m->n++] = (ent_t){disp, code};
 }
 
 static void map_add(map_t *dst, const map_t *src, int64_t shift, bool markers)
@@ -108,7 +108,7 @@ typedef struct rbounds {
  * and ub is padded to the largest alignment. */
 static rbounds_t ref_bounds(const map_t *m)
 {
-	rbounds_t b = { 0 };
+	rbounds_t b = {0};
 	bool data = false, mlb = false, mub = false;
 	int64_t lbm = 0, ubm = 0, align = 1;
 
@@ -230,8 +230,8 @@ static rtype_t *gen_derived(int depth)
 		int64_t n = rc(4), bl = rc(3), stride = kind == 1 ? rr(-4, 6) : rr(-64, 96);
 		int64_t sb = kind == 1 ? stride * ext : stride;
 
-		st = kind == 1 ? ibx_dt_vector(n, bl, stride, old->dt, &t->dt) :
-				 ibx_dt_hvector(n, bl, stride, old->dt, &t->dt);
+		st = kind == 1 ? ibx_dt_vector(n, bl, stride, old->dt, &t->dt)
+			       : ibx_dt_hvector(n, bl, stride, old->dt, &t->dt);
 		for (int64_t i = 0; i < n && !too_big(&t->map); i++)
 			for (int64_t j = 0; j < bl; j++)
 				map_add(&t->map, &old->map, i * sb + j * ext, true);
@@ -298,7 +298,7 @@ static rtype_t *gen_derived(int depth)
 	}
 	default: { /* subarray, straight from its definition */
 		int nd = (int)rr(1, 3), order = (int)rr(0, 1);
-		int64_t sz[3], sub[3], start[3], idx[3] = { 0 }, total = 1;
+		int64_t sz[3], sub[3], start[3], idx[3] = {0}, total = 1;
 
 		for (int d = 0; d < nd; d++) {
 			sz[d] = rr(1, 4);
@@ -324,7 +324,8 @@ static rtype_t *gen_derived(int depth)
 			if (too_big(&t->map))
 				break;
 			/* next index tuple in memory order of the subarray */
-			int d = order == IBX_DT_ORDER_C ? nd - 1 : 0, step = order == IBX_DT_ORDER_C ? -1 : 1;
+			int d = order == IBX_DT_ORDER_C ? nd - 1 : 0,
+			    step = order == IBX_DT_ORDER_C ? -1 : 1;
 			for (; d >= 0 && d < nd; d += step) {
 				if (++idx[d] < sub[d])
 					break;
@@ -333,7 +334,7 @@ static rtype_t *gen_derived(int depth)
 			if (d < 0 || d >= nd)
 				break;
 		}
-markers:
+	markers:
 		map_push(&t->map, 0, M_LB);
 		map_push(&t->map, total * ext, M_UB);
 		break;
@@ -366,7 +367,7 @@ typedef struct stream {
 
 static stream_t ref_stream(const rtype_t *t, int64_t count)
 {
-	stream_t s = { 0 };
+	stream_t s = {0};
 	int64_t k = 0;
 
 	s.n = count * t->b.size;
@@ -398,7 +399,7 @@ typedef struct blk {
 typedef struct blist {
 	blk_t *v;
 	int64_t n, cap;
-	int64_t base;  /* buffer origin, subtracted from addresses */
+	int64_t base;	 /* buffer origin, subtracted from addresses */
 	int64_t fail_at; /* return an error on this block number, -1 never */
 	int64_t calls;
 } blist_t;
@@ -410,13 +411,13 @@ static void blist_push(blist_t *l, int64_t pos, int64_t off, int64_t len)
 		l->v = realloc(l->v, (size_t)l->cap * sizeof(*l->v));
 		assert_non_null(l->v);
 	}
-	l->v[l->n++] = (blk_t){ pos, off, len };
+	l->v[l->n++] = (blk_t){pos, off, len};
 }
 
 /* maximal runs of consecutive addresses in [a, b) of the stream */
 static blist_t ref_blocks(const stream_t *s, int64_t a, int64_t b)
 {
-	blist_t l = { 0 };
+	blist_t l = {0};
 
 	for (int64_t j = a; j < b; j++) {
 		if (l.n && l.v[l.n - 1].off + l.v[l.n - 1].len == s->addr[j])
@@ -511,7 +512,7 @@ static void check_ranges(const rtype_t *t, const ibx_dt_t *dt, int64_t count, in
 	assert_non_null(in);
 	for (int round = 0; round < rounds; round++) {
 		int64_t a = s.n ? rr(0, s.n) : 0, e = s.n ? rr(a, s.n) : 0, done;
-		blist_t got = { 0 }, want;
+		blist_t got = {0}, want;
 
 		if (round == 0) {
 			a = 0;
@@ -536,11 +537,12 @@ static void check_ranges(const rtype_t *t, const ibx_dt_t *dt, int64_t count, in
 		want = ref_blocks(&s, a, e);
 		got.base = (int64_t)(uintptr_t)b.origin;
 		got.fail_at = -1;
-		assert_int_equal(ibx_dt_blocks(dt, count, b.origin, a, e, collect_cb, &got), IBX_OK);
+		assert_int_equal(ibx_dt_blocks(dt, count, b.origin, a, e, collect_cb, &got),
+				 IBX_OK);
 		assert_blists_equal(&got, &want);
 		/* the same through a cursor, with a callback failing once midway */
 		free(got.v);
-		got = (blist_t){ .base = (int64_t)(uintptr_t)b.origin, .fail_at = rr(0, 3) };
+		got = (blist_t){.base = (int64_t)(uintptr_t)b.origin, .fail_at = rr(0, 3)};
 		assert_int_equal(ibx_dt_cursor_init(&c, dt, count, b.origin, a), IBX_OK);
 		{
 			ibx_status_t st = ibx_dt_cursor_blocks(&c, e - a, collect_cb, &got, &done);
@@ -549,10 +551,12 @@ static void check_ranges(const rtype_t *t, const ibx_dt_t *dt, int64_t count, in
 				int64_t at = ibx_dt_cursor_pos(&c);
 
 				assert_true(at >= a && at <= e);
-				assert_int_equal(at, got.n ? got.v[got.n - 1].pos + got.v[got.n - 1].len : a);
+				assert_int_equal(
+				    at, got.n ? got.v[got.n - 1].pos + got.v[got.n - 1].len : a);
 				got.fail_at = -1;
-				assert_int_equal(ibx_dt_cursor_blocks(&c, e - at, collect_cb, &got, &done),
-						 IBX_OK);
+				assert_int_equal(
+				    ibx_dt_cursor_blocks(&c, e - at, collect_cb, &got, &done),
+				    IBX_OK);
 				assert_int_equal(done, e - at);
 			} else {
 				assert_int_equal(st, IBX_OK);
@@ -564,7 +568,7 @@ static void check_ranges(const rtype_t *t, const ibx_dt_t *dt, int64_t count, in
 		/* iovec filling with resume: a few entries at a time */
 		{
 			struct iovec iov[3];
-			blist_t acc = { 0 };
+			blist_t acc = {0};
 			int64_t pos = a, left = e - a;
 			int max_iov = (int)rr(1, 3);
 
@@ -573,8 +577,8 @@ static void check_ranges(const rtype_t *t, const ibx_dt_t *dt, int64_t count, in
 				int n;
 				int64_t bytes, lim = rr(1, left), sum = 0;
 
-				assert_int_equal(ibx_dt_cursor_iov(&c, lim, iov, max_iov, &n, &bytes),
-						 IBX_OK);
+				assert_int_equal(
+				    ibx_dt_cursor_iov(&c, lim, iov, max_iov, &n, &bytes), IBX_OK);
 				assert_true(n >= 1 && n <= max_iov);
 				assert_true(bytes >= 1 && bytes <= lim);
 				for (int k = 0; k < n; k++) {
@@ -722,7 +726,8 @@ static void check_signature(const rtype_t *t)
 			s = type_of_seq(seq, m);
 			seq[k] = keep;
 			assert_int_equal(ibx_dt_signature(s, 1, &sig2), IBX_OK);
-			assert_int_equal(ibx_dt_sig_match(&sig2, t->dt, count), IBX_ERR_INVALID_PARAM);
+			assert_int_equal(ibx_dt_sig_match(&sig2, t->dt, count),
+					 IBX_ERR_INVALID_PARAM);
 			ibx_dt_free(&s);
 		}
 	}
@@ -770,7 +775,8 @@ static void walk_remote_safely(ibx_dt_t *r)
 	}
 	free(bl);
 	{
-		uint8_t *mem = malloc((size_t)in.true_extent + 1), *out = malloc((size_t)in.size + 1);
+		uint8_t *mem = malloc((size_t)in.true_extent + 1),
+			*out = malloc((size_t)in.size + 1);
 
 		assert_non_null(mem);
 		assert_non_null(out);
@@ -859,7 +865,7 @@ static void check_wire(const rtype_t *t)
 
 static void test_random_types(void **state)
 {
-	int hist_depth[IBX_DT_MAX_DEPTH + 1] = { 0 }, contig = 0, maxloops = 0, n = 1500;
+	int hist_depth[IBX_DT_MAX_DEPTH + 1] = {0}, contig = 0, maxloops = 0, n = 1500;
 	int64_t maxent = 0;
 
 	(void)state;
@@ -917,8 +923,8 @@ static void expect_bounds(ibx_dt_t *dt, int64_t lb, int64_t extent, int64_t tlb,
 static void test_mpi_extent_rules(void **state)
 {
 	ibx_dt_t *t1, *t2, *t3, *r, *c;
-	int64_t bl[3] = { 1, 1, 1 }, d[3] = { 0, 8, 0 };
-	ibx_dt_t *ty[3] = { B(DOUBLE), B(CHAR), NULL };
+	int64_t bl[3] = {1, 1, 1}, d[3] = {0, 8, 0};
+	ibx_dt_t *ty[3] = {B(DOUBLE), B(CHAR), NULL};
 
 	(void)state;
 	/* struct {double; char}: 9 bytes of data, extent padded to 16 */
@@ -944,8 +950,8 @@ static void test_mpi_extent_rules(void **state)
 	/* MPI 3.1 Example 4.6 (struct): B = (2, 1, 3), D = (0, 16, 26),
 	 * T = (float, type1, char): data 0..29, aligned to 8 -> extent 32 */
 	{
-		int64_t b3[3] = { 2, 1, 3 }, d3[3] = { 0, 16, 26 };
-		ibx_dt_t *t3y[3] = { B(FLOAT), t1, B(CHAR) };
+		int64_t b3[3] = {2, 1, 3}, d3[3] = {0, 16, 26};
+		ibx_dt_t *t3y[3] = {B(FLOAT), t1, B(CHAR)};
 
 		assert_int_equal(ibx_dt_struct(3, b3, d3, t3y, &t3), IBX_OK);
 		expect_bounds(t3, 0, 32, 0, 29, 8 + 9 + 3);
@@ -959,7 +965,7 @@ static void test_mpi_extent_rules(void **state)
 	/* ...and win over data placed beyond them in a struct */
 	{
 		ibx_dt_t *r6, *s, *sy[2];
-		int64_t b2[2] = { 1, 1 }, d2[2] = { 0, 100 };
+		int64_t b2[2] = {1, 1}, d2[2] = {0, 100};
 
 		assert_int_equal(ibx_dt_resized(B(INT), 0, 6, &r6), IBX_OK);
 		sy[0] = r6, sy[1] = B(CHAR);
@@ -1036,20 +1042,21 @@ static void expect_blocks(ibx_dt_t *dt, int64_t count, const int64_t *offlen, in
 static void test_subarray(void **state)
 {
 	ibx_dt_t *s;
-	int64_t sizes[2] = { 4, 5 }, sub[2] = { 2, 3 }, start[2] = { 1, 2 };
+	int64_t sizes[2] = {4, 5}, sub[2] = {2, 3}, start[2] = {1, 2};
 
 	(void)state;
 	/* C order, 4 rows x 5 doubles, rows 1-2, columns 2-4 */
-	assert_int_equal(ibx_dt_subarray(2, sizes, sub, start, IBX_DT_ORDER_C, B(DOUBLE), &s), IBX_OK);
+	assert_int_equal(ibx_dt_subarray(2, sizes, sub, start, IBX_DT_ORDER_C, B(DOUBLE), &s),
+			 IBX_OK);
 	expect_bounds(s, 0, 160, 56, 64, 48);
 	{
-		const int64_t want[] = { 56, 24, 96, 24 };
+		const int64_t want[] = {56, 24, 96, 24};
 
 		expect_blocks(s, 1, want, 2);
 	}
 	{
 		/* count 2: the second array follows at the full extent */
-		const int64_t want[] = { 56, 24, 96, 24, 216, 24, 256, 24 };
+		const int64_t want[] = {56, 24, 96, 24, 216, 24, 256, 24};
 
 		expect_blocks(s, 2, want, 4);
 	}
@@ -1059,7 +1066,7 @@ static void test_subarray(void **state)
 	assert_int_equal(ibx_dt_subarray(2, sizes, sub, start, IBX_DT_ORDER_FORTRAN, B(DOUBLE), &s),
 			 IBX_OK);
 	{
-		const int64_t want[] = { 72, 16, 104, 16, 136, 16 };
+		const int64_t want[] = {72, 16, 104, 16, 136, 16};
 
 		expect_blocks(s, 1, want, 3);
 	}
@@ -1111,7 +1118,8 @@ static void test_huge_vector(void **state)
 
 		for (int k = 0; k < 64; k++)
 			win[k] = (double)(first * 2 + k);
-		assert_int_equal(ibx_dt_pack(v, 1, (void *)origin, first * 8 + 4, n * 8, out), IBX_OK);
+		assert_int_equal(ibx_dt_pack(v, 1, (void *)origin, first * 8 + 4, n * 8, out),
+				 IBX_OK);
 		/* first 4 bytes are the upper half of element `first` */
 		assert_memory_equal(out, (char *)&win[0] + 4, 4);
 		for (int k = 1; k < 10; k++)
@@ -1132,8 +1140,8 @@ static void test_merging(void **state)
 	ibx_dt_t *a, *b, *c;
 	ibx_dt_stats_t st;
 	ibx_dt_info_t in;
-	int64_t bl[2] = { 1, 1 }, d[2] = { 0, 4 };
-	ibx_dt_t *ty[2] = { B(INT), B(INT) };
+	int64_t bl[2] = {1, 1}, d[2] = {0, 4};
+	ibx_dt_t *ty[2] = {B(INT), B(INT)};
 
 	(void)state;
 	/* vector with stride == blocklen is contiguous */
@@ -1155,8 +1163,8 @@ static void test_merging(void **state)
 	ibx_dt_free(&b);
 	ibx_dt_free(&a);
 	/* vector of vectors that tile is one loop: rows of a matrix column */
-	assert_int_equal(ibx_dt_vector(3, 1, 2, B(DOUBLE), &a), IBX_OK);          /* extent 40 */
-	assert_int_equal(ibx_dt_resized(a, 0, 48, &b), IBX_OK);                  /* span of 3 x 16 */
+	assert_int_equal(ibx_dt_vector(3, 1, 2, B(DOUBLE), &a), IBX_OK); /* extent 40 */
+	assert_int_equal(ibx_dt_resized(a, 0, 48, &b), IBX_OK);		 /* span of 3 x 16 */
 	assert_int_equal(ibx_dt_contiguous(7, b, &c), IBX_OK);
 	assert_int_equal(ibx_dt_commit(c), IBX_OK);
 	assert_int_equal(ibx_dt_stats(c, &st), IBX_OK);
@@ -1167,7 +1175,7 @@ static void test_merging(void **state)
 	ibx_dt_free(&a);
 	/* stats of an indexed type: blocks 4, 8, 12, 40 bytes */
 	{
-		int64_t ibl[4] = { 1, 2, 3, 10 }, idi[4] = { 0, 10, 20, 40 };
+		int64_t ibl[4] = {1, 2, 3, 10}, idi[4] = {0, 10, 20, 40};
 
 		assert_int_equal(ibx_dt_indexed(4, ibl, idi, B(INT), &a), IBX_OK);
 		assert_int_equal(ibx_dt_commit(a), IBX_OK);
@@ -1191,7 +1199,7 @@ static void test_merging(void **state)
 static void test_refcount(void **state)
 {
 	ibx_dt_t *child, *mid, *top, *ty[2];
-	int64_t bl[2] = { 2, 1 }, d[2] = { 0, 64 };
+	int64_t bl[2] = {2, 1}, d[2] = {0, 64};
 	double src[32], out[8];
 
 	(void)state;
@@ -1210,7 +1218,7 @@ static void test_refcount(void **state)
 	/* mid = child x2 at extent 32: elements 0,3,4,7; twice (mid extent 64),
 	 * then child at byte 64: elements 8, 11 */
 	{
-		const double want[8] = { 0, 3, 4, 7, 8, 11, 12, 15 };
+		const double want[8] = {0, 3, 4, 7, 8, 11, 12, 15};
 
 		assert_memory_equal(out, want, sizeof(want));
 	}
@@ -1245,8 +1253,8 @@ static void test_refcount(void **state)
 static void test_invalid(void **state)
 {
 	ibx_dt_t *t = NULL, *u;
-	int64_t bl[2] = { 1, -1 }, d[2] = { 0, 8 };
-	ibx_dt_t *ty[2] = { B(INT), NULL };
+	int64_t bl[2] = {1, -1}, d[2] = {0, 8};
+	ibx_dt_t *ty[2] = {B(INT), NULL};
 	char buf[64], out[64];
 
 	(void)state;
@@ -1272,7 +1280,7 @@ static void test_invalid(void **state)
 	assert_int_equal(ibx_dt_commit(NULL), IBX_ERR_INVALID_PARAM);
 	assert_int_equal(ibx_dt_free(NULL), IBX_ERR_INVALID_PARAM);
 	assert_int_equal(ibx_dt_free(&t), IBX_ERR_INVALID_PARAM);
-	assert_int_equal(ibx_dt_query(NULL, &(ibx_dt_info_t){ 0 }), IBX_ERR_INVALID_PARAM);
+	assert_int_equal(ibx_dt_query(NULL, &(ibx_dt_info_t){0}), IBX_ERR_INVALID_PARAM);
 	/* bad basic types */
 	assert_int_equal(ibx_dt_basic(9, 0, 1, &t), IBX_ERR_INVALID_PARAM);
 	assert_int_equal(ibx_dt_basic(9, 6, 4, &t), IBX_ERR_INVALID_PARAM);
@@ -1300,7 +1308,7 @@ static void test_invalid(void **state)
 	assert_int_equal(ibx_dt_contiguous(4, B(INT), &u), IBX_OK);
 	assert_int_equal(ibx_dt_pack(u, 1, buf, 0, 16, out), IBX_ERR_INVALID_PARAM);
 	assert_int_equal(ibx_dt_unpack(u, 1, buf, 0, 16, out), IBX_ERR_INVALID_PARAM);
-	assert_int_equal(ibx_dt_stats(u, &(ibx_dt_stats_t){ 0 }), IBX_ERR_INVALID_PARAM);
+	assert_int_equal(ibx_dt_stats(u, &(ibx_dt_stats_t){0}), IBX_ERR_INVALID_PARAM);
 	{
 		size_t len;
 
@@ -1315,7 +1323,8 @@ static void test_invalid(void **state)
 	ibx_dt_free(&u);
 }
 
-/* ---- hostile blobs ---------------------------------------------------------------------------- */
+/* ---- hostile blobs ----------------------------------------------------------------------------
+ */
 
 static void p64(uint8_t *p, uint64_t v)
 {
@@ -1451,13 +1460,13 @@ static void test_hostile_blobs(void **state)
 
 	/* indexed loops: aux arrays must be in place, lengths >= 1 */
 	b = mk_blob(2, 2 + 4, &len);
-	set_loop(b, 0, 2, 1, 0, 2, 4, 0, 0, 0, 0);        /* BLKIDX leaf, displs at 0 */
-	set_loop(b, 1, 3, 0, 0, 2, 0, 0, 0, 100, 2);      /* IDX of loop 0 */
-	p64(loop_at(b, 2), 0);                            /* aux[0] BLKIDX displ 0 */
-	p64(loop_at(b, 2) + 8, 8);                        /* aux[1] displ 8 */
-	p64(loop_at(b, 2) + 16, 0);                       /* IDX displs */
+	set_loop(b, 0, 2, 1, 0, 2, 4, 0, 0, 0, 0);   /* BLKIDX leaf, displs at 0 */
+	set_loop(b, 1, 3, 0, 0, 2, 0, 0, 0, 100, 2); /* IDX of loop 0 */
+	p64(loop_at(b, 2), 0);			     /* aux[0] BLKIDX displ 0 */
+	p64(loop_at(b, 2) + 8, 8);		     /* aux[1] displ 8 */
+	p64(loop_at(b, 2) + 16, 0);		     /* IDX displs */
 	p64(loop_at(b, 2) + 24, 1000);
-	p64(loop_at(b, 2) + 32, 1);                       /* IDX blens */
+	p64(loop_at(b, 2) + 32, 1); /* IDX blens */
 	p64(loop_at(b, 2) + 40, 3);
 	/* instance of loop 0 spans [0, 12), copies 100 apart; blocks at 0 and 1000 */
 	set_hdr(b, 32, 0, 1212, 0, 1212, 99, 8);
@@ -1465,15 +1474,15 @@ static void test_hostile_blobs(void **state)
 	p64(loop_at(b, 2) + 40, 0);
 	assert_int_equal(try_blob(b, len), IBX_ERR_CORRUPT);
 	p64(loop_at(b, 2) + 40, 3);
-	set_loop(b, 1, 3, 0, 0, 2, 0, 0, 0, 100, 3);      /* aux overlapping */
+	set_loop(b, 1, 3, 0, 0, 2, 0, 0, 0, 100, 3); /* aux overlapping */
 	assert_int_equal(try_blob(b, len), IBX_ERR_CORRUPT);
-	set_loop(b, 1, 3, 0, 1, 2, 0, 0, 0, 100, 2);      /* child is itself */
+	set_loop(b, 1, 3, 0, 1, 2, 0, 0, 0, 100, 2); /* child is itself */
 	assert_int_equal(try_blob(b, len), IBX_ERR_CORRUPT);
-	set_loop(b, 1, 3, 0, 0, 3, 0, 0, 0, 100, 2);      /* count beyond its aux */
+	set_loop(b, 1, 3, 0, 0, 3, 0, 0, 0, 100, 2); /* count beyond its aux */
 	assert_int_equal(try_blob(b, len), IBX_ERR_CORRUPT);
 	set_loop(b, 1, 3, 0, 0, 2, 0, 0, 0, INT64_MAX / 2, 2); /* copies overflow */
 	assert_int_equal(try_blob(b, len), IBX_ERR_CORRUPT);
-	set_loop(b, 1, 4, 0, 0, 2, 0, 0, 0, 0, 2);        /* STRUCT whose children[] = 1, 3 */
+	set_loop(b, 1, 4, 0, 0, 2, 0, 0, 0, 0, 2); /* STRUCT whose children[] = 1, 3 */
 	assert_int_equal(try_blob(b, len), IBX_ERR_CORRUPT);
 	free(b);
 
@@ -1574,10 +1583,10 @@ static int group_teardown(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_mpi_extent_rules), cmocka_unit_test(test_subarray),
-		cmocka_unit_test(test_huge_vector),      cmocka_unit_test(test_merging),
-		cmocka_unit_test(test_refcount),         cmocka_unit_test(test_invalid),
-		cmocka_unit_test(test_hostile_blobs),    cmocka_unit_test(test_random_types),
+	    cmocka_unit_test(test_mpi_extent_rules), cmocka_unit_test(test_subarray),
+	    cmocka_unit_test(test_huge_vector),	     cmocka_unit_test(test_merging),
+	    cmocka_unit_test(test_refcount),	     cmocka_unit_test(test_invalid),
+	    cmocka_unit_test(test_hostile_blobs),    cmocka_unit_test(test_random_types),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);

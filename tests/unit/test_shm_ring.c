@@ -615,6 +615,26 @@ static void make_stranded(const char *dir, const char *jobid, int rank)
 	assert_int_equal(wait_child(pid), 0);
 }
 
+/* Alive, dead, and a zombie nobody reaps (which counts as dead). */
+static void test_pid_alive(void **state)
+{
+	pid_t pid;
+	int i;
+
+	assert_true(ibx_shm_pid_alive(getpid()));
+	assert_false(ibx_shm_pid_alive(0));
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0)
+		_exit(0);
+	/* not reaped yet: a zombie once it has exited */
+	for (i = 0; i < 10000 && ibx_shm_pid_alive(pid); i++)
+		usleep(1000);
+	assert_false(ibx_shm_pid_alive(pid));
+	assert_int_equal(wait_child(pid), 0);
+	assert_false(ibx_shm_pid_alive(pid));
+}
+
 static char sweep_dir[64];
 
 static void test_sweep(void **state)
@@ -787,6 +807,7 @@ int main(void)
 		cmocka_unit_test(test_pipe_corrupt),
 		cmocka_unit_test(test_geom_check),
 		cmocka_unit_test(test_seg_lifecycle),
+		cmocka_unit_test(test_pid_alive),
 		cmocka_unit_test(test_sweep),
 		cmocka_unit_test(test_cma),
 	};

@@ -1,0 +1,282 @@
+#!/bin/bash
+# rxe-compare.sh — ibtest and mpi-lite against perftest on one verbs device,
+# all in one boot of the Soft-RoCE VM (or natively with IBX_VERBS_NATIVE=1).
+#
+#   bench/rxe-compare.sh [--reps N] [--lat-iters N] [--bw-iters N]
+#                        [--pp-iters N] [--pp-runs N] [--timeout S] [--out FILE]
+#
+# Under emulation absolute times mean little, and on a shared 2-core host
+# they drift with whatever else runs; so everything is measured back to
+# back in one boot, perftest and its ibtest twin alternating within every
+# repetition (which one goes first alternates too), and each figure is the
+# median of the repetitions. Server and client of every pair run on the one
+# device (rxed in the VM), the client connecting to the server's address.
+#
+# Measurements (perftest tool / ibtest command, same options for both):
+#   write_bw    ib_write_bw -s 65536   BW average [MB/sec]
+#   write_lat   ib_write_lat -s 8      t_typical [usec] (median; half RTT)
+#   read_lat    ib_read_lat -s 8       t_typical (full round trip)
+#   atomic_lat  ib_atomic_lat          t_typical (8-byte fetch-and-add)
+#   send_lat    ib_send_lat -s 8       t_typical (half RTT)
+#   mpi_sendrecv  IBX_PATHS=verbs mpilite-run -n 2 bench/pingpong -s 8
+#               (MPI_Send/MPI_Recv half round trip over core/qp) against
+#               ib_send_lat.
+# pingpong prints the mean of its timed iterations, and on an emulated
+# device shared with other work a mean is ruled by a few descheduled
+# iterations. So the two sides of that ratio get one and the same
+# statistic: the median, over many short runs, of the mean of --pp-iters
+# consecutive iterations — pingpong run --pp-runs times with -n PP_ITERS,
+# and ib_send_lat's own samples (-U, unsorted, in order) cut into blocks of
+# PP_ITERS. ib_send_lat's t_typical is shown beside it.
+#
+# Ratios and targets:
+#   ibtest bw / perftest bw                     >= 0.95 (write_bw)
+#   ibtest lat / perftest lat                   <= 1.05 (write, read, atomic)
+#   ibtest send_lat / perftest send_lat         (shown, no target)
+#   mpi-lite Send/Recv / ib_send_lat            <= 1.15
+# The table goes to stdout, every sample and the ratios to
+# $BUILD/bench/rxe-compare.json (or --out), the runs' output to
+# $BUILD/bench/rxe-compare-logs/. Exit status: 0 when every run worked
+# (targets missed are reported, not an error), 1 when runs failed.
+set -uo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 2
+ARGS=("$@")
+REPS=5
+LAT_ITERS=2000
+BW_ITERS=2000
+PP_ITERS=100
+PP_RUNS=
+TIMEOUT=180
+OUT=
+
+usage() { sed -n '2,/^set -uo/p' "$0" | sed -e '/^set -uo/d' -e 's/^# \{0,1\}//'; }
+num() { if ! [[ $2 =~ ^[0-9]+$ ]] || [ "$2" -lt "$3" ]; then echo "rxe-compare: $1 needs a number >= $3" >&2; exit 2; fi; }
+while [ $# -gt 0 ]; do
+	case $1 in
+	--reps) REPS=${2:-}; shift ;;
+	--lat-iters) LAT_ITERS=${2:-}; shift ;;
+	--bw-iters) BW_ITERS=${2:-}; shift ;;
+	--pp-iters) PP_ITERS=${2:-}; shift ;;
+	--pp-runs) PP_RUNS=${2:-}; shift ;;
+	--timeout) TIMEOUT=${2:-}; shift ;;
+	--out) OUT=${2:-}; shift ;;
+	-h | --help) usage; exit 0 ;;
+	*) echo "rxe-compare: unknown option '$1' (--help)" >&2; exit 2 ;;
+	esac
+	shift
+done
+num --reps "$REPS" 1
+num --lat-iters "$LAT_ITERS" 10
+num --bw-iters "$BW_ITERS" 10
+num --pp-iters "$PP_ITERS" 5
+num --timeout "$TIMEOUT" 10
+PP_RUNS=${PP_RUNS:-$((REPS * 4))}
+num --pp-runs "$PP_RUNS" 1
+
+if [ "${IBX_VERBS_NATIVE:-0}" != 1 ] && [ "${IBX_RXE_GUEST:-0}" != 1 ]; then
+	exec bash tests/rxe/run-in-vm.sh --timeout "${IBX_RXE_TIMEOUT:-5400}" -- \
+		bash bench/rxe-compare.sh "${ARGS[@]}"
+fi
+
+# shellcheck source=../tests/rxe/lib.sh
+. tests/rxe/lib.sh
+ulimit -l unlimited 2>/dev/null || true
+rxe_select_device || { echo "rxe-compare: no verbs device with an active port" >&2; exit 1; }
+
+BUILD=${BUILD:-build}
+IBTEST=$BUILD/bin/ibtest
+MPIRUN=$BUILD/bin/mpilite-run
+PINGPONG=$BUILD/bench/pingpong
+OUTDIR=$BUILD/bench
+OUT=${OUT:-$OUTDIR/rxe-compare.json}
+LOGDIR=$OUTDIR/rxe-compare-logs
+mkdir -p "$LOGDIR" || exit 1
+rm -f "$LOGDIR"/*.server "$LOGDIR"/*.client "$LOGDIR"/*.log
+for f in "$IBTEST" "$MPIRUN" "$PINGPONG"; do
+	[ -x "$f" ] || { echo "rxe-compare: $f is not built (make)" >&2; exit 1; }
+done
+for t in ib_write_bw ib_write_lat ib_read_lat ib_atomic_lat ib_send_lat; do
+	command -v "$t" >/dev/null || { echo "rxe-compare: $t missing (perftest)" >&2; exit 1; }
+done
+export IBX_DEVICE=${IBX_DEVICE:-$VERBS_DEV:$VERBS_PORT}
+
+say() { printf '%s\n' "$*" >&2; }
+NFAIL=0
+NEXT_PORT=19000
+
+# ---- one server/client pair ---------------------------------------------------
+# pair LOG CMD...: the server runs CMD plus device, port, GID and TCP port;
+# the client the same plus the server's address. Succeeds when both exit 0.
+pair() {
+	local log=$1 port=$NEXT_PORT spid crc src
+	shift
+	NEXT_PORT=$((NEXT_PORT + 1))
+	local common=(-d "$VERBS_DEV" -i "$VERBS_PORT" -p "$port")
+	[ -n "$VERBS_GID_INDEX" ] && common+=(-x "$VERBS_GID_INDEX")
+	timeout -k 5 "$TIMEOUT" "$@" "${common[@]}" >"$log.server" 2>&1 &
+	spid=$!
+	if ! rxe_wait_tcp_listen "$port" "$spid"; then
+		kill "$spid" 2>/dev/null
+		wait "$spid"
+		echo "(server never listened on port $port)" >>"$log.server"
+		: >"$log.client"
+		return 1
+	fi
+	timeout -k 5 "$TIMEOUT" "$@" "${common[@]}" "$VERBS_SERVER_ADDR" >"$log.client" 2>&1
+	crc=$?
+	[ $crc -ne 0 ] && kill "$spid" 2>/dev/null
+	wait "$spid"
+	src=$?
+	[ $crc -eq 0 ] && [ $src -eq 0 ]
+}
+
+# ---- samples ---------------------------------------------------------------------
+# $LOGDIR/<metric>.<lane>.samples: one figure per line, in run order.
+add() { echo "$3" >>"$LOGDIR/$1.$2.samples"; }
+samples() { cat "$LOGDIR/$1.$2.samples" 2>/dev/null; }
+median() {
+	sort -g | awk '{ v[NR] = $1 } END { if (!NR) exit
+		printf "%.6g\n", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+ratio() { [ -n "$1" ] && [ -n "$2" ] && awk -v a="$1" -v b="$2" 'BEGIN { if (b != 0) printf "%.3f\n", a / b }'; }
+rm -f "$LOGDIR"/*.samples
+
+# measure METRIC LANE FIELD CMD...: one pair; FIELD of the result row
+# (perftest_result: bytes iters ... ; 4 = BW average, 5 = t_typical).
+measure() {
+	local metric=$1 lane=$2 field=$3 rep log res
+	shift 3
+	rep=$(($(samples "$metric" "$lane" | wc -l) + 1))
+	log=$LOGDIR/$metric.$lane.$rep
+	if pair "$log" "$@" && res=$(perftest_result "$log.client") && [ -n "$res" ]; then
+		add "$metric" "$lane" "$(echo "$res" | awk -v f="$field" '{ print $f }')"
+		return 0
+	fi
+	NFAIL=$((NFAIL + 1))
+	say "rxe-compare: $metric ($lane) failed; see $log.server / $log.client"
+	tail -n 5 "$log.server" "$log.client" 2>/dev/null | sed 's/^/    | /' >&2
+	return 1
+}
+
+# ib_send_lat -U prints every sample ("i, usec") in order: the means of
+# blocks of PP_ITERS consecutive samples, for the mpi-lite comparison.
+block_means() {
+	awk -v b="$PP_ITERS" -F', ' '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9.eE+-]+$/ {
+		s += $2; if (++n == b) { printf "%.6g\n", s / n; s = n = 0 } }' "$1"
+}
+
+# The measurements of one repetition; $1 = 0 or 1 says who goes first.
+one_rep() {
+	local swap=$1 m cmd lane field order
+	local -A PT=([write_bw]=ib_write_bw [write_lat]=ib_write_lat [read_lat]=ib_read_lat
+		[atomic_lat]=ib_atomic_lat [send_lat]=ib_send_lat)
+	local -A OPTS=([write_bw]="-s 65536 -n $BW_ITERS" [write_lat]="-s 8 -n $LAT_ITERS"
+		[read_lat]="-s 8 -n $LAT_ITERS" [atomic_lat]="-n $LAT_ITERS"
+		[send_lat]="-s 8 -n $LAT_ITERS")
+	for m in write_bw write_lat read_lat atomic_lat send_lat; do
+		[ "$m" = write_bw ] && field=4 || field=5
+		order="perftest ibtest"
+		[ "$swap" = 1 ] && order="ibtest perftest"
+		for lane in $order; do
+			# shellcheck disable=SC2206
+			local opts=(${OPTS[$m]})
+			if [ "$lane" = perftest ]; then
+				cmd=("${PT[$m]}" "${opts[@]}")
+				[ "$m" = send_lat ] && cmd+=(-U)
+			else
+				cmd=("$IBTEST" "$m" "${opts[@]}")
+			fi
+			measure "$m" "$lane" "$field" "${cmd[@]}" || continue
+			if [ "$m" = send_lat ] && [ "$lane" = perftest ]; then
+				local n
+				n=$(samples send_lat perftest | wc -l)
+				block_means "$LOGDIR/send_lat.perftest.$n.client" >>"$LOGDIR/send_blocks.perftest.samples"
+			fi
+		done
+	done
+}
+
+pingpong_run() {
+	local i=$1 log=$LOGDIR/pingpong.$1.log v
+	if IBX_PATHS=verbs timeout -k 5 "$TIMEOUT" "$MPIRUN" -n 2 "$PINGPONG" -s 8 \
+		-n "$PP_ITERS" -w "$PP_ITERS" >"$log" 2>&1 &&
+		v=$(awk '$1 == 8 && NF == 2 { print $2 }' "$log") && [ -n "$v" ]; then
+		add send_blocks mpilite "$v"
+		return 0
+	fi
+	NFAIL=$((NFAIL + 1))
+	say "rxe-compare: mpi-lite pingpong run $i failed; see $log"
+	tail -n 5 "$log" | sed 's/^/    | /' >&2
+}
+
+T0=$SECONDS
+say "rxe-compare: $VERBS_DEV port $VERBS_PORT, $REPS repetitions, lat -n $LAT_ITERS, bw -n $BW_ITERS, pingpong $PP_RUNS x -n $PP_ITERS"
+pp_done=0
+for ((rep = 1; rep <= REPS; rep++)); do
+	one_rep $((rep % 2 == 0))
+	# pingpong runs spread over the repetitions, so drift hits both sides
+	want=$((PP_RUNS * rep / REPS))
+	while [ $pp_done -lt $want ]; do
+		pp_done=$((pp_done + 1))
+		pingpong_run $pp_done
+	done
+	say "rxe-compare: repetition $rep/$REPS done ($((SECONDS - T0)) s)"
+done
+
+# ---- table and JSON --------------------------------------------------------------
+med() { samples "$1" "$2" | median; }
+row() { # label unit metric lane_a lane_b target_op target
+	local label=$1 unit=$2 m=$3 a=$4 b=$5 op=$6 tgt=$7 va vb r ok
+	va=$(med "$m" "$a")
+	vb=$(med "$m" "$b")
+	r=$(ratio "$vb" "$va")
+	ok=-
+	if [ -n "$r" ] && [ "$op" != - ]; then
+		ok=$(awk -v r="$r" -v t="$tgt" -v op="$op" 'BEGIN {
+			print ((op == ">=" && r >= t) || (op == "<=" && r <= t)) ? "met" : "MISSED" }')
+	fi
+	printf '%-34s %12s %12s %8s  %-9s %s\n' "$label" "${va:-n/a}${va:+ $unit}" \
+		"${vb:-n/a}${vb:+ $unit}" "${r:-n/a}" "$( [ "$op" = - ] && echo - || echo "$op $tgt")" "$ok"
+	ROWS_JSON+=("$(printf '{"metric": "%s", "base": "%s", "tool": "%s", "unit": "%s", "base_median": %s, "tool_median": %s, "ratio": %s, "target": %s, "status": "%s"}' \
+		"$m" "$a" "$b" "$unit" "${va:-null}" "${vb:-null}" "${r:-null}" \
+		"$( [ "$op" = - ] && echo null || echo "\"$op $tgt\"")" "$ok")")
+}
+
+ROWS_JSON=()
+echo
+echo "rxe-compare: $VERBS_DEV port $VERBS_PORT, kernel $(uname -r), $REPS repetitions (medians), $((SECONDS - T0)) s"
+printf '%-34s %12s %12s %8s  %-9s %s\n' "measurement" "perftest" "ibx" "ratio" "target" ""
+row "write_bw 64 KiB (BW average)" MB/s write_bw perftest ibtest ">=" 0.95
+row "write_lat 8 B (t_typical)" us write_lat perftest ibtest "<=" 1.05
+row "read_lat 8 B (t_typical)" us read_lat perftest ibtest "<=" 1.05
+row "atomic_lat 8 B (t_typical)" us atomic_lat perftest ibtest "<=" 1.05
+row "send_lat 8 B (t_typical)" us send_lat perftest ibtest - -
+row "mpi-lite Send/Recv 8 B (blocks)" us send_blocks perftest mpilite "<=" 1.15
+echo "(mpi-lite row: median over blocks of $PP_ITERS iterations of the block mean;" \
+	"ib_send_lat blocks from its -U samples, mpi-lite one pingpong run -n $PP_ITERS per block)"
+
+{
+	printf '{\n  "device": "%s", "port": %s, "gid_index": "%s", "kernel": "%s", "date": "%s",\n' \
+		"$VERBS_DEV" "$VERBS_PORT" "${VERBS_GID_INDEX:-}" "$(uname -r)" "$(date -u +%FT%TZ)"
+	printf '  "reps": %s, "lat_iters": %s, "bw_iters": %s, "pp_iters": %s, "pp_runs": %s, "failed_runs": %s,\n' \
+		"$REPS" "$LAT_ITERS" "$BW_ITERS" "$PP_ITERS" "$PP_RUNS" "$NFAIL"
+	printf '  "rows": [\n'
+	for i in "${!ROWS_JSON[@]}"; do
+		printf '    %s%s\n' "${ROWS_JSON[$i]}" "$([ "$i" -lt $((${#ROWS_JSON[@]} - 1)) ] && echo ,)"
+	done
+	printf '  ],\n'
+	printf '  "samples": {\n'
+	first=1
+	for f in "$LOGDIR"/*.samples; do
+		[ -e "$f" ] || continue
+		b=$(basename "$f" .samples)
+		[ $first = 1 ] || printf ',\n'
+		first=0
+		printf '    "%s": [%s]' "$b" "$(paste -sd, - <"$f")"
+	done
+	printf '\n  }\n}\n'
+} >"$OUT.tmp" && mv "$OUT.tmp" "$OUT"
+echo "(JSON: $OUT; logs: $LOGDIR)"
+[ $NFAIL -eq 0 ] || { say "rxe-compare: $NFAIL run(s) failed"; exit 1; }
+exit 0

@@ -1,0 +1,171 @@
+#!/bin/bash
+# shm_engine.sh — the node-local path (core/shm_lf) through the engine API
+# under mpilite-run (tests/sh/shm_engine.c), and what it leaves in the
+# shared-memory directory:
+#
+#   1. the functional suite with 2, 3 and 4 ranks; with CMA for every
+#      rendezvous from 64 KiB; with a tiny geometry (8-slot rings, no eager,
+#      two 4 KiB pipe chunks) so that every queue and wrap-around is hit
+#   2. 100k tiny messages from each of 3 senders to one receiver that starts
+#      late (full rings, queued sends, order and content checked)
+#   3. a rank dies (SIGKILL): the survivor's pending receive and rendezvous
+#      with it fail with IBX_ERR_UNREACHABLE instead of hanging
+#   4. kill -9 of one rank in the middle of a run: nothing left behind
+#   5. kill -9 of the launcher (and so of every rank, PDEATHSIG) while the
+#      ranks sit in ibx_init with their segments created: the segments stay
+#      (nobody could remove them), and the next job's init sweeps them
+#
+# After every run no ibx-<jobid>-* of that job may remain in IBX_SHM_DIR.
+# BUILD=build-asan / build-tsan builds the program with the matching
+# sanitizer against that build's libibx.a.
+set -u
+cd "$(dirname "$0")/../.."
+BUILD=${BUILD:-build}
+SHM_DIR=${IBX_SHM_DIR:-/dev/shm}
+BIN=$BUILD/tests/sh/shm_engine
+RUN=$BUILD/bin/mpilite-run
+LOG=$(mktemp -d /tmp/shm_engine.XXXXXX)
+FAILS=0
+trap '[ $FAILS -eq 0 ] && rm -rf "$LOG"' EXIT
+
+[ -f "$BUILD/lib/libibx.a" ] || { echo "no $BUILD/lib/libibx.a: run make first"; exit 1; }
+[ -x "$RUN" ] || { echo "no $RUN: run make first"; exit 1; }
+case $BUILD in
+*asan*) SAN="-fsanitize=address,undefined -fno-omit-frame-pointer" ;;
+*tsan*) SAN="-fsanitize=thread -fno-omit-frame-pointer" ;;
+*) SAN= ;;
+esac
+# libpmix keeps some of its allocations until exit: not ours to report
+if [ -n "$SAN" ]; then
+	printf 'leak:libpmix.so\n' >"$LOG/lsan.supp"
+	export LSAN_OPTIONS="suppressions=$LOG/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+fi
+mkdir -p "$(dirname "$BIN")"
+if [ ! -x "$BIN" ] || [ tests/sh/shm_engine.c -nt "$BIN" ] || [ "$BUILD/lib/libibx.a" -nt "$BIN" ]; then
+	${CC:-cc} -std=gnu11 -O2 -g -Wall -Wextra -Wno-unused-parameter $SAN -Iinclude -Icore \
+		-o "$BIN" tests/sh/shm_engine.c "$BUILD/lib/libibx.a" \
+		$(pkg-config --libs pmix libibverbs librdmacm numa 2>/dev/null) -lpthread -lm -ldl -lrt ||
+		{ echo "cannot build $BIN"; exit 1; }
+fi
+
+fail() { echo "FAIL: $*"; FAILS=$((FAILS + 1)); }
+
+# leftover JOBID: segments of that job still in the directory
+leftover() { ls "$SHM_DIR" 2>/dev/null | grep -F "ibx-$1-" || true; }
+
+# run NAME EXPECT_RC ENV... -- ARGS...: one mpilite-run job, output in $LOG/NAME
+run() {
+	local name=$1 expect=$2 rc job left
+	shift 2
+	local envs=()
+	while [ "$1" != -- ]; do envs+=("$1"); shift; done
+	shift
+	env "${envs[@]}" timeout -k 5 300 "$RUN" --timeout 280 "$@" >"$LOG/$name" 2>&1
+	rc=$?
+	job=$(sed -n 's/^shm_engine: job \([^ ,]*\),.*/\1/p' "$LOG/$name" | head -n 1)
+	if [ "$rc" -ne "$expect" ]; then
+		fail "$name: exit $rc, expected $expect"
+		sed 's/^/    | /' "$LOG/$name" | tail -n 30
+		return 1
+	fi
+	if [ -z "$job" ]; then
+		fail "$name: no job id printed"
+		return 1
+	fi
+	left=$(leftover "$job")
+	if [ -n "$left" ]; then
+		fail "$name: left in $SHM_DIR: $left"
+		return 1
+	fi
+	echo "ok   $name"
+}
+
+# 1. functional suite
+for np in 2 3 4; do
+	run "all-np$np" 0 IBX_LOG=warn -- -n $np "$BIN" all
+done
+run all-cma 0 IBX_SHM_CMA_THRESHOLD=64k -- -n 2 "$BIN" all
+run all-tiny 0 IBX_SHM_RING_SLOTS=8 IBX_SHM_EAGER_LIMIT=0 IBX_SHM_PIPE_CHUNKS=2 \
+	IBX_SHM_PIPE_CHUNK=4k -- -n 3 "$BIN" all
+
+# 2. many to one
+run burst 0 -- -n 4 "$BIN" burst 100000 && grep 'queued$' "$LOG/burst" | sed 's/^/     /'
+
+# 3. peer death is detected
+if run die 137 -- -n 2 "$BIN" die; then
+	grep -q '^DETECTED' "$LOG/die" || { fail "die: the survivor did not see the death"; cat "$LOG/die"; }
+	grep 'peer death seen' "$LOG/die" | sed 's/^/     /'
+fi
+
+# 4. kill -9 of a rank mid-run
+"$RUN" -n 3 --timeout 120 "$BIN" burst 100000000 >"$LOG/kill" 2>&1 &
+launcher=$!
+job=
+for _ in $(seq 100); do
+	job=$(sed -n 's/^shm_engine: job \([^ ,]*\),.*/\1/p' "$LOG/kill" | head -n 1)
+	[ -n "$job" ] && break
+	sleep 0.1
+done
+sleep 0.5
+victim=$(pgrep -P "$launcher" | sed -n 2p)
+if [ -z "$job" ] || [ -z "$victim" ]; then
+	fail "kill: the job did not start"
+	cat "$LOG/kill"
+	kill -9 "$launcher" 2>/dev/null
+else
+	kill -9 "$victim"
+	wait "$launcher"
+	rc=$?
+	left=$(leftover "$job")
+	if [ $rc -eq 0 ]; then
+		fail "kill: the job exited 0 after a rank was killed"
+	elif [ -n "$left" ]; then
+		fail "kill: left in $SHM_DIR: $left"
+	else
+		echo "ok   kill -9 of rank pid $victim mid-run (job exit $rc), nothing left"
+	fi
+fi
+
+# 5. everything killed between create and unlink; the next job sweeps
+IBX_TEST_NP=3 "$RUN" -n 3 -x IBX_TEST_NP --timeout 200 "$BIN" stall 180 >"$LOG/stall" 2>&1 &
+launcher=$!
+job=
+new=
+for _ in $(seq 1200); do # start-up may be slow on a loaded machine (sanitizers)
+	[ -z "$job" ] && job=$(sed -n 's/^shm_engine: job \([^ ,]*\), stalling/\1/p' "$LOG/stall" | head -n 1)
+	[ -n "$job" ] && new=$(leftover "$job")
+	[ "$(echo "$new" | grep -c .)" -ge 2 ] && { echo "DEBUG at break: $(echo $new) i=$SECONDS"; break; }
+	sleep 0.05
+done
+ranks=$(pgrep -P "$launcher")
+kill -9 "$launcher"
+wait "$launcher" 2>/dev/null
+# PDEATHSIG kills the ranks; wait until they are dead (or zombies)
+for _ in $(seq 100); do
+	alive=0
+	for p in $ranks; do
+		kill -0 "$p" 2>/dev/null && [ "$(ps -o stat= -p "$p" | cut -c1)" != Z ] && alive=1
+	done
+	[ $alive = 0 ] && break
+	sleep 0.05
+done
+new=$([ -n "$job" ] && leftover "$job")
+if [ "$(echo "$new" | grep -c .)" -lt 2 ]; then
+	fail "stall: expected 2 stranded segments of job '$job', found: $new"
+	cat "$LOG/stall"
+else
+	echo "ok   stranded by kill -9 of the launcher: $(echo $new)"
+	run sweep 0 -- -n 2 "$BIN" burst 10
+	left=$(leftover "$job")
+	if [ -n "$left" ]; then
+		fail "sweep: the next job did not remove: $left"
+	else
+		echo "ok   the next job's init swept them"
+	fi
+fi
+
+if [ $FAILS -ne 0 ]; then
+	echo "shm_engine: $FAILS failure(s); logs in $LOG"
+	exit 1
+fi
+echo "shm_engine: all passed"
