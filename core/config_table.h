@@ -10,7 +10,7 @@
 /* core */
 IBX_CONFIG(LOG, STR, "warn", "log level: error|warn|info|debug|trace")
 IBX_CONFIG(PATHS, STR, "auto", "auto (shm for node-local peers, verbs for the rest), shm, or verbs (every peer, node-local ones included, through core/qp)")
-IBX_CONFIG(SPIN_COUNT, INT, "2000", "polls of the progress engine before a waiting rank starts yielding the CPU")
+IBX_CONFIG(SPIN_COUNT, INT, "2000", "idle progress passes before a waiting rank starts yielding the CPU (when node-local ranks outnumber the CPUs, waiters yield after a few passes unless this is set)")
 IBX_CONFIG(PEER_CHECK_MS, INT, "200", "while waiting, how often (ms) to check that node-local peers are still alive")
 IBX_CONFIG(BOOT_TIMEOUT, INT, "60", "seconds a bootstrap (PMIx) get waits for a key that a peer has not published yet before failing")
 

@@ -20,7 +20,9 @@
  * only on success. Negative counts/lengths and NULL handles give
  * IBX_ERR_INVALID_PARAM, arithmetic that leaves int64 gives IBX_ERR_OVERFLOW.
  * A handle may be freed while types built from it are alive: a derived type
- * holds a reference on each of its children.
+ * holds a reference on each of its children. Handles may be shared between
+ * threads once committed; constructing from, committing and freeing one
+ * handle must not race with each other (MPI's rules for MPI_Datatype).
  */
 #ifndef IBX_DTYPE_H
 #define IBX_DTYPE_H
@@ -228,6 +230,8 @@ typedef struct ibx_dt_sig {
 } ibx_dt_sig_t;
 
 ibx_status_t ibx_dt_signature(const ibx_dt_t *dt, int64_t count, ibx_dt_sig_t *sig_p);
+/* On a layout-only (deserialised) type only whole elements can be matched:
+ * a prefix that ends inside an element gives IBX_ERR_UNSUPPORTED. */
 ibx_status_t ibx_dt_sig_match(const ibx_dt_sig_t *sent, const ibx_dt_t *dt, int64_t count);
 
 /* ---- serialised layout (wire.c) ------------------------------------------
@@ -238,6 +242,7 @@ ibx_status_t ibx_dt_sig_match(const ibx_dt_sig_t *sent, const ibx_dt_t *dt, int6
  * malformed blob; the result is a layout-only type for cursors and queries. */
 ibx_status_t ibx_dt_wire_id(const ibx_dt_t *dt, uint64_t *id_p, uint32_t *version_p);
 ibx_status_t ibx_dt_wire_size(const ibx_dt_t *dt, size_t *len_p);
+/* IBX_ERR_TRUNCATED if @len is smaller than ibx_dt_wire_size(). */
 ibx_status_t ibx_dt_serialize(const ibx_dt_t *dt, void *buf, size_t len, size_t *used_p);
 ibx_status_t ibx_dt_deserialize(const void *buf, size_t len, ibx_dt_t **dt_p);
 /* Recomputes the blob's checksum (for tests and tools that build blobs). */

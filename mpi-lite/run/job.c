@@ -122,14 +122,16 @@ static void job_read_events(run_job_t *job)
 		if (job->failed) {
 			ibx_debug("rank %d called abort with code %d: %s (job already ending)",
 				  ev.rank, ev.code, ev.msg);
-			continue;
+		} else {
+			/* An abort never reads as success, whatever its code. */
+			code = ev.code & 0xff;
+			if (code == 0)
+				code = 1;
+			job_fail(job, code, "rank %d called abort with code %d%s%s", ev.rank,
+				 ev.code, ev.msg[0] ? ": " : "", ev.msg);
 		}
-		/* An abort never reads as success, whatever its code. */
-		code = ev.code & 0xff;
-		if (code == 0)
-			code = 1;
-		job_fail(job, code, "rank %d called abort with code %d%s%s", ev.rank, ev.code,
-			 ev.msg[0] ? ": " : "", ev.msg);
+		/* only now may the aborting rank's PMIx_Abort return */
+		run_server_ack(&ev);
 	}
 }
 

@@ -16,6 +16,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include <pmix_common.h>
+
 #include "bootstrap.h"
 
 #define RUN_NAME "mpilite-run"
@@ -69,6 +71,9 @@ void run_stream_drain_close(run_stream_t *s);
 typedef struct run_event {
 	int rank;
 	int code;
+	/* run_server_ack() hands these back to PMIx: releases PMIx_Abort */
+	pmix_op_cbfunc_t cbfunc;
+	void *cbdata;
 	char msg[1024];
 } run_event_t;
 
@@ -79,6 +84,10 @@ int run_server_register_job(const char *nspace, int np);
  * NULL-terminated array of malloc'ed strings; it may be reallocated). */
 int run_server_setup_client(const char *nspace, int rank, char ***env_p);
 void run_server_fini(const char *nspace);
+/* Tells PMIx that the event was handled (the aborting rank's PMIx_Abort
+ * returns). Called from the supervision loop, never from the PMIx thread:
+ * completing the upcall from inside it corrupted libpmix 4.2.2's memory. */
+void run_server_ack(run_event_t *ev);
 
 /* ---- the job (job.c) -------------------------------------------------------- */
 typedef struct run_rank {

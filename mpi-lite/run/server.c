@@ -12,12 +12,15 @@
  *   (PMIx progress thread)  abort upcall ──(pipe)──> supervision loop
  *   run_server_fini         deregister the namespace, PMIx_server_finalize
  *
- * Fences and gets need no upcall: with every client on this one server,
- * libpmix completes them itself (../shared/notes/pmix.md).
+ * Fences and gets need no host work: with every client on this one server,
+ * libpmix completes them itself (../shared/notes/pmix.md). The fence and
+ * direct-modex upcalls still exist, trivially, because libpmix 4.2.2 calls
+ * the fence upcall unchecked once a participant has died.
  *
  * Every upcall runs in the PMIx progress thread. It only writes a
  * run_event_t (one write below PIPE_BUF, so atomic) to the event pipe and
- * returns; the supervision loop does the rest.
+ * returns; the supervision loop does the rest, including completing the
+ * upcall (run_server_ack).
  */
 #include "run_int.h"
 #include "ibx_int.h"
@@ -72,8 +75,8 @@ static pmix_status_t srv_waiter_wait(srv_waiter_t *w)
 }
 
 /* A rank called PMIx_Abort (MPI_Abort). Whatever procs[] it names, the
- * whole job ends: tell the loop, then release the caller, in that order, so
- * that the loop sees the abort before it can see the rank exit. */
+ * whole job ends. The loop reads the event, then releases the caller
+ * (run_server_ack), so it sees the abort before it can see the rank exit. */
 static pmix_status_t srv_abort(const pmix_proc_t *proc, void *server_object, int status,
 			       const char msg[], pmix_proc_t procs[], size_t nprocs,
 			       pmix_op_cbfunc_t cbfunc, void *cbdata)
@@ -88,6 +91,8 @@ static pmix_status_t srv_abort(const pmix_proc_t *proc, void *server_object, int
 	memset(&ev, 0, sizeof(ev));
 	ev.rank = (int)proc->rank;
 	ev.code = status;
+	ev.cbfunc = cbfunc;
+	ev.cbdata = cbdata;
 	snprintf(ev.msg, sizeof(ev.msg), "%s", msg ? msg : "");
 	while (left) {
 		ssize_t n = write(srv_event_fd, p, left);
@@ -96,18 +101,72 @@ static pmix_status_t srv_abort(const pmix_proc_t *proc, void *server_object, int
 			continue;
 		if (n <= 0) {
 			run_msg("cannot report the abort of rank %d: %s", ev.rank, strerror(errno));
-			break;
+			return PMIX_ERR_NOT_SUPPORTED; /* PMIx answers the caller itself */
 		}
 		p += n;
 		left -= (size_t)n;
 	}
-	if (cbfunc)
-		cbfunc(PMIX_SUCCESS, cbdata);
 	return PMIX_SUCCESS;
+}
+
+void run_server_ack(run_event_t *ev)
+{
+	if (ev->cbfunc)
+		ev->cbfunc(PMIX_SUCCESS, ev->cbdata);
+	ev->cbfunc = NULL;
+}
+
+static void srv_free_blob(void *cbdata)
+{
+	free(cbdata);
+}
+
+/*
+ * Every participant is a client of this one server, so the blob libpmix
+ * hands over is already the whole job's contribution: hand it straight
+ * back. libpmix 4.2.2 completes purely local fences itself, but once a
+ * participant has died it calls this upcall without checking it is there
+ * (a NULL call that crashed the launcher), hence it must exist.
+ */
+static pmix_status_t srv_fence_nb(const pmix_proc_t procs[], size_t nprocs,
+				  const pmix_info_t info[], size_t ninfo, char *data, size_t ndata,
+				  pmix_modex_cbfunc_t cbfunc, void *cbdata)
+{
+	char *copy = NULL;
+
+	(void)procs;
+	(void)nprocs;
+	(void)info;
+	(void)ninfo;
+	if (ndata) {
+		copy = malloc(ndata);
+		if (!copy)
+			return PMIX_ERR_NOMEM;
+		memcpy(copy, data, ndata);
+	}
+	/* libpmix accepts the answer from inside the upcall; it releases the
+	 * copy through srv_free_blob once it has read it */
+	cbfunc(PMIX_SUCCESS, copy, ndata, cbdata, srv_free_blob, copy);
+	return PMIX_SUCCESS;
+}
+
+/* Only asked for processes of another server, and there is none: a rank
+ * that left before it ever connected has nothing to give. */
+static pmix_status_t srv_direct_modex(const pmix_proc_t *proc, const pmix_info_t info[],
+				      size_t ninfo, pmix_modex_cbfunc_t cbfunc, void *cbdata)
+{
+	(void)proc;
+	(void)info;
+	(void)ninfo;
+	(void)cbfunc;
+	(void)cbdata;
+	return PMIX_ERR_NOT_FOUND;
 }
 
 static pmix_server_module_t srv_module = {
 	.abort = srv_abort,
+	.fence_nb = srv_fence_nb,
+	.direct_modex = srv_direct_modex,
 };
 
 int run_server_init(const char *tmpdir, int event_fd)

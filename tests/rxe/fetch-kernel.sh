@@ -26,7 +26,7 @@
 #                        linux-image-amd64 depends on, e.g. 6.1.0)
 #   IBX_RXE_KERNEL_PKG   pin a package name instead (e.g. linux-image-6.1.0-56-amd64-unsigned)
 #   IBX_RXE_OFFLINE=1    never touch apt: use the newest kernel already cached
-# When cached, it costs one apt-cache query and a checksum.
+# When cached it costs a stat of the apt lists and a checksum (~0.1 s).
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -88,10 +88,11 @@ newest_kernel() {
 	echo "$pick"
 }
 
+# Prints nothing (and still succeeds) when the cache is empty.
 newest_cached() {
 	local d
 	for d in "$CACHE"/*/complete; do
-		[ -f "$d" ] && basename "$(dirname "$d")"
+		if [ -f "$d" ]; then basename "$(dirname "$d")"; fi
 	done | sort -V | tail -n 1
 }
 
@@ -133,7 +134,7 @@ if [ -n "$pkg" ]; then
 else
 	kver=$(newest_cached)
 	[ -n "$kver" ] || die "no linux-image-*-amd64-unsigned package listed by apt-cache and none cached in $CACHE"
-	say "apt lists nothing newer; using cached kernel $kver"
+	say "using cached kernel $kver (offline, or apt-cache lists none)"
 fi
 dir=$CACHE/$kver
 

@@ -2,11 +2,12 @@
 # guest-init.sh — PID 1 of the Soft-RoCE VM (becomes /init in the initramfs).
 #
 # Boot sequence (run-in-vm.sh is the host side):
-#   1. load the virtio/9p/overlay modules packed into the initramfs
+#   1. load the modules packed into the initramfs (virtio, 9p, overlay, and
+#      the RDMA stack: crc32_generic, rdma_rxe, ib_uverbs, rdma_ucm, dummy)
 #   2. mount the host's / (9p, read-only) under a tmpfs overlay at /newroot,
 #      the caller's working directory (9p, read-write) at the same path
-#   3. in the chroot: load rdma_rxe & co., create dummy netdev d0 and the rxe
-#      device "rxed" on it, wait for its port to become ACTIVE
+#   3. with the host's ip and rdma tools (chrooted): create dummy netdev d0
+#      and the rxe device "rxed" on it, wait for its port to become ACTIVE
 #   4. run the job script (chrooted, as root, memlock unlimited) with stdout
 #      and stderr on virtio-serial ports that the host reads
 #   5. report "exit N" on the status port, sync, unmount, power off
@@ -90,9 +91,9 @@ mkdir -p /rw/upper /rw/work
 mount -t overlay overlay -o lowerdir=/host,upperdir=/rw/upper,workdir=/rw/work /newroot ||
 	fail "overlay over the host root"
 R=/newroot
-mount -t proc proc $R/proc
-mount -t sysfs sys $R/sys
-mount -t devtmpfs dev $R/dev
+mount -t proc proc $R/proc || fail "proc in the new root"
+mount -t sysfs sys $R/sys || fail "sysfs in the new root"
+mount -t devtmpfs dev $R/dev || fail "devtmpfs in the new root"
 mkdir -p $R/dev/pts $R/dev/shm
 mount -t devpts -o newinstance,ptmxmode=0666 devpts $R/dev/pts
 # devtmpfs has only device nodes; udev would add these links. bash's process

@@ -272,9 +272,13 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	st = ibx_boot_fence(boot, false);
 	if (st != IBX_OK) {
-		printf("rank %d: final fence failed: %s\n", rank, ibx_status_str(st));
-		ibx_boot_fini(boot);
-		return 3;
+		/* a peer is gone: the launcher ends the job; an exit status of
+		 * our own here would race with the peer's for "first failure" */
+		printf("rank %d: final fence failed: %s; waiting to be ended\n", rank,
+		       ibx_status_str(st));
+		fflush(stdout);
+		for (;;)
+			pause();
 	}
 	ibx_boot_fini(boot);
 	printf("rank %d: done\n", rank);

@@ -126,15 +126,18 @@ else
 	fi
 fi
 
-# 5. everything killed between create and unlink; the next job sweeps
-IBX_TEST_NP=3 "$RUN" -n 3 -x IBX_TEST_NP --timeout 200 "$BIN" stall 180 >"$LOG/stall" 2>&1 &
+# 5. everything killed between create and unlink; the next job sweeps.
+# In a directory of our own: any ibx job that starts on this machine
+# meanwhile would (rightly) sweep the stranded files before we look.
+PRIV=$(mktemp -d "$SHM_DIR/ibxtest.XXXXXX")
+IBX_SHM_DIR=$PRIV IBX_TEST_NP=3 "$RUN" -n 3 --timeout 200 "$BIN" stall 180 >"$LOG/stall" 2>&1 &
 launcher=$!
 job=
 new=
 for _ in $(seq 1200); do # start-up may be slow on a loaded machine (sanitizers)
 	[ -z "$job" ] && job=$(sed -n 's/^shm_engine: job \([^ ,]*\), stalling/\1/p' "$LOG/stall" | head -n 1)
-	[ -n "$job" ] && new=$(leftover "$job")
-	[ "$(echo "$new" | grep -c .)" -ge 2 ] && { echo "DEBUG at break: $(echo $new) i=$SECONDS"; break; }
+	[ -n "$job" ] && new=$(SHM_DIR=$PRIV leftover "$job")
+	[ "$(echo "$new" | grep -c .)" -ge 2 ] && break
 	sleep 0.05
 done
 ranks=$(pgrep -P "$launcher")
@@ -149,20 +152,21 @@ for _ in $(seq 100); do
 	[ $alive = 0 ] && break
 	sleep 0.05
 done
-new=$([ -n "$job" ] && leftover "$job")
+new=$([ -n "$job" ] && SHM_DIR=$PRIV leftover "$job")
 if [ "$(echo "$new" | grep -c .)" -lt 2 ]; then
 	fail "stall: expected 2 stranded segments of job '$job', found: $new"
 	cat "$LOG/stall"
 else
 	echo "ok   stranded by kill -9 of the launcher: $(echo $new)"
-	run sweep 0 -- -n 2 "$BIN" burst 10
-	left=$(leftover "$job")
+	SHM_DIR=$PRIV run sweep 0 IBX_SHM_DIR="$PRIV" -- -n 2 "$BIN" burst 10
+	left=$(SHM_DIR=$PRIV leftover "$job")
 	if [ -n "$left" ]; then
 		fail "sweep: the next job did not remove: $left"
 	else
 		echo "ok   the next job's init swept them"
 	fi
 fi
+rm -f "$PRIV"/ibx-* && rmdir "$PRIV"
 
 if [ $FAILS -ne 0 ]; then
 	echo "shm_engine: $FAILS failure(s); logs in $LOG"

@@ -26,7 +26,7 @@ if [ "${IBX_IN_RXE_VM:-0}" != 1 ]; then
 	[ -x "$RUN" ] || { echo "no $RUN: run make first"; exit 1; }
 	mkdir -p "$(dirname "$BIN")"
 	if [ ! -x "$BIN" ] || [ tests/sh/verbs_engine.c -nt "$BIN" ] || [ "$BUILD/lib/libibx.a" -nt "$BIN" ]; then
-		${CC:-cc} -std=gnu11 -O2 -g -Wall -Wextra -Wno-unused-parameter -Iinclude -Icore -o "$BIN" tests/sh/verbs_engine.c \
+		${CC:-cc} -std=gnu11 -O2 -g -Wall -Wextra -Wno-unused-parameter ${VERBS_ENGINE_CFLAGS:-} -Iinclude -Icore -o "$BIN" tests/sh/verbs_engine.c \
 			"$BUILD/lib/libibx.a" $(pkg-config --libs pmix libibverbs librdmacm numa 2>/dev/null) \
 			-lpthread -lm -ldl -lrt || { echo "cannot build $BIN"; exit 1; }
 	fi
