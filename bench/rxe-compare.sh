@@ -3,7 +3,8 @@
 # all in one boot of the Soft-RoCE VM (or natively with IBX_VERBS_NATIVE=1).
 #
 #   bench/rxe-compare.sh [--reps N] [--lat-iters N] [--bw-iters N]
-#                        [--pp-iters N] [--pp-runs N] [--timeout S] [--out FILE]
+#                        [--pp-iters N] [--pp-runs N] [--no-pin] [--timeout S]
+#                        [--out FILE]
 #
 # Under emulation absolute times mean little, and on a shared 2-core host
 # they drift with whatever else runs; so everything is measured back to
@@ -11,6 +12,11 @@
 # repetition (which one goes first alternates too), and each figure is the
 # median of the repetitions. Server and client of every pair run on the one
 # device (rxed in the VM), the client connecting to the server's address.
+# Both sides busy-poll, so the server is pinned to the first CPU and the
+# client to the second (perftest and ibtest alike; the two MPI ranks through
+# bench/pin.sh): two pollers that the scheduler happens to put on one vCPU
+# turn a 15 us round trip into a time slice. --no-pin leaves placement to
+# the scheduler.
 #
 # Measurements (perftest tool / ibtest command, same options for both):
 #   write_bw    ib_write_bw -s 65536   BW average [MB/sec]
@@ -21,6 +27,10 @@
 #   mpi_sendrecv  IBX_PATHS=verbs mpilite-run -n 2 bench/pingpong -s 8
 #               (MPI_Send/MPI_Recv half round trip over core/qp) against
 #               ib_send_lat.
+#   engine_tag  IBX_PATHS=verbs mpilite-run -n 2 ibtest shm_lat -s 8: the
+#               engine's tagged send/recv under MPI, over the same verbs
+#               path, with per-iteration samples (t_typical); no target, it
+#               shows how much of the mpi-lite figure is the engine's.
 # pingpong prints the mean of its timed iterations, and on an emulated
 # device shared with other work a mean is ruled by a few descheduled
 # iterations. So the two sides of that ratio get one and the same
@@ -45,10 +55,11 @@ ARGS=("$@")
 REPS=5
 LAT_ITERS=2000
 BW_ITERS=2000
-PP_ITERS=100
+PP_ITERS=20
 PP_RUNS=
 TIMEOUT=180
 OUT=
+PIN=1
 
 usage() { sed -n '2,/^set -uo/p' "$0" | sed -e '/^set -uo/d' -e 's/^# \{0,1\}//'; }
 num() { if ! [[ $2 =~ ^[0-9]+$ ]] || [ "$2" -lt "$3" ]; then echo "rxe-compare: $1 needs a number >= $3" >&2; exit 2; fi; }
@@ -60,6 +71,7 @@ while [ $# -gt 0 ]; do
 	--pp-iters) PP_ITERS=${2:-}; shift ;;
 	--pp-runs) PP_RUNS=${2:-}; shift ;;
 	--timeout) TIMEOUT=${2:-}; shift ;;
+	--no-pin) PIN=0 ;;
 	--out) OUT=${2:-}; shift ;;
 	-h | --help) usage; exit 0 ;;
 	*) echo "rxe-compare: unknown option '$1' (--help)" >&2; exit 2 ;;
@@ -71,7 +83,7 @@ num --lat-iters "$LAT_ITERS" 10
 num --bw-iters "$BW_ITERS" 10
 num --pp-iters "$PP_ITERS" 5
 num --timeout "$TIMEOUT" 10
-PP_RUNS=${PP_RUNS:-$((REPS * 4))}
+PP_RUNS=${PP_RUNS:-$((REPS * 5))}
 num --pp-runs "$PP_RUNS" 1
 
 if [ "${IBX_VERBS_NATIVE:-0}" != 1 ] && [ "${IBX_RXE_GUEST:-0}" != 1 ]; then
@@ -105,6 +117,20 @@ say() { printf '%s\n' "$*" >&2; }
 NFAIL=0
 NEXT_PORT=19000
 
+# The first two CPUs we may run on: server, client.
+PIN_S=() PIN_C=() PIN_RANKS=()
+if [ $PIN = 1 ] && command -v taskset >/dev/null; then
+	read -r -a cpus <<<"$(taskset -cp $$ | sed 's/.*: *//' | tr ',' '\n' |
+		awk -F- 'NF == 2 { for (c = $1; c <= $2; c++) printf "%d ", c; next } { printf "%s ", $1 }')"
+	if [ ${#cpus[@]} -ge 2 ]; then
+		PIN_S=(taskset -c "${cpus[0]}") PIN_C=(taskset -c "${cpus[1]}") PIN_RANKS=(bench/pin.sh)
+	else
+		PIN=0
+	fi
+else
+	PIN=0
+fi
+
 # ---- one server/client pair ---------------------------------------------------
 # pair LOG CMD...: the server runs CMD plus device, port, GID and TCP port;
 # the client the same plus the server's address. Succeeds when both exit 0.
@@ -114,7 +140,7 @@ pair() {
 	NEXT_PORT=$((NEXT_PORT + 1))
 	local common=(-d "$VERBS_DEV" -i "$VERBS_PORT" -p "$port")
 	[ -n "$VERBS_GID_INDEX" ] && common+=(-x "$VERBS_GID_INDEX")
-	timeout -k 5 "$TIMEOUT" "$@" "${common[@]}" >"$log.server" 2>&1 &
+	timeout -k 5 "$TIMEOUT" "${PIN_S[@]}" "$@" "${common[@]}" >"$log.server" 2>&1 &
 	spid=$!
 	if ! rxe_wait_tcp_listen "$port" "$spid"; then
 		kill "$spid" 2>/dev/null
@@ -123,7 +149,7 @@ pair() {
 		: >"$log.client"
 		return 1
 	fi
-	timeout -k 5 "$TIMEOUT" "$@" "${common[@]}" "$VERBS_SERVER_ADDR" >"$log.client" 2>&1
+	timeout -k 5 "$TIMEOUT" "${PIN_C[@]}" "$@" "${common[@]}" "$VERBS_SERVER_ADDR" >"$log.client" 2>&1
 	crc=$?
 	[ $crc -ne 0 ] && kill "$spid" 2>/dev/null
 	wait "$spid"
@@ -199,8 +225,8 @@ one_rep() {
 
 pingpong_run() {
 	local i=$1 log=$LOGDIR/pingpong.$1.log v
-	if IBX_PATHS=verbs timeout -k 5 "$TIMEOUT" "$MPIRUN" -n 2 "$PINGPONG" -s 8 \
-		-n "$PP_ITERS" -w "$PP_ITERS" >"$log" 2>&1 &&
+	if IBX_PATHS=verbs timeout -k 5 "$TIMEOUT" "$MPIRUN" -n 2 "${PIN_RANKS[@]}" "$PINGPONG" \
+		-s 8 -n "$PP_ITERS" -w "$PP_ITERS" >"$log" 2>&1 &&
 		v=$(awk '$1 == 8 && NF == 2 { print $2 }' "$log") && [ -n "$v" ]; then
 		add send_blocks mpilite "$v"
 		return 0
@@ -210,11 +236,26 @@ pingpong_run() {
 	tail -n 5 "$log" | sed 's/^/    | /' >&2
 }
 
+# The engine's tagged ping-pong over verbs, per-iteration samples (t_typical).
+engine_tag_run() {
+	local log=$LOGDIR/engine_tag.$1.log res
+	if IBX_PATHS=verbs timeout -k 5 "$TIMEOUT" "$MPIRUN" -n 2 "${PIN_RANKS[@]}" "$IBTEST" \
+		shm_lat -s 8 -n "$LAT_ITERS" >"$log" 2>&1 &&
+		res=$(perftest_result "$log") && [ -n "$res" ]; then
+		add send_lat engine "$(echo "$res" | awk '{ print $5 }')"
+		return 0
+	fi
+	NFAIL=$((NFAIL + 1))
+	say "rxe-compare: ibtest shm_lat over verbs (run $1) failed; see $log"
+	tail -n 5 "$log" | sed 's/^/    | /' >&2
+}
+
 T0=$SECONDS
-say "rxe-compare: $VERBS_DEV port $VERBS_PORT, $REPS repetitions, lat -n $LAT_ITERS, bw -n $BW_ITERS, pingpong $PP_RUNS x -n $PP_ITERS"
+say "rxe-compare: $VERBS_DEV port $VERBS_PORT, $REPS repetitions, lat -n $LAT_ITERS, bw -n $BW_ITERS, pingpong $PP_RUNS x -n $PP_ITERS, pinned: $([ $PIN = 1 ] && echo "server ${PIN_S[2]}, client ${PIN_C[2]}" || echo no)"
 pp_done=0
 for ((rep = 1; rep <= REPS; rep++)); do
 	one_rep $((rep % 2 == 0))
+	engine_tag_run "$rep"
 	# pingpong runs spread over the repetitions, so drift hits both sides
 	want=$((PP_RUNS * rep / REPS))
 	while [ $pp_done -lt $want ]; do
@@ -252,6 +293,7 @@ row "write_lat 8 B (t_typical)" us write_lat perftest ibtest "<=" 1.05
 row "read_lat 8 B (t_typical)" us read_lat perftest ibtest "<=" 1.05
 row "atomic_lat 8 B (t_typical)" us atomic_lat perftest ibtest "<=" 1.05
 row "send_lat 8 B (t_typical)" us send_lat perftest ibtest - -
+row "engine tag send/recv 8 B (t_typ.)" us send_lat perftest engine - -
 row "mpi-lite Send/Recv 8 B (blocks)" us send_blocks perftest mpilite "<=" 1.15
 echo "(mpi-lite row: median over blocks of $PP_ITERS iterations of the block mean;" \
 	"ib_send_lat blocks from its -U samples, mpi-lite one pingpong run -n $PP_ITERS per block)"
@@ -259,8 +301,8 @@ echo "(mpi-lite row: median over blocks of $PP_ITERS iterations of the block mea
 {
 	printf '{\n  "device": "%s", "port": %s, "gid_index": "%s", "kernel": "%s", "date": "%s",\n' \
 		"$VERBS_DEV" "$VERBS_PORT" "${VERBS_GID_INDEX:-}" "$(uname -r)" "$(date -u +%FT%TZ)"
-	printf '  "reps": %s, "lat_iters": %s, "bw_iters": %s, "pp_iters": %s, "pp_runs": %s, "failed_runs": %s,\n' \
-		"$REPS" "$LAT_ITERS" "$BW_ITERS" "$PP_ITERS" "$PP_RUNS" "$NFAIL"
+	printf '  "reps": %s, "lat_iters": %s, "bw_iters": %s, "pp_iters": %s, "pp_runs": %s, "pinned": %s, "failed_runs": %s,\n' \
+		"$REPS" "$LAT_ITERS" "$BW_ITERS" "$PP_ITERS" "$PP_RUNS" "$([ $PIN = 1 ] && echo true || echo false)" "$NFAIL"
 	printf '  "rows": [\n'
 	for i in "${!ROWS_JSON[@]}"; do
 		printf '    %s%s\n' "${ROWS_JSON[$i]}" "$([ "$i" -lt $((${#ROWS_JSON[@]} - 1)) ] && echo ,)"

@@ -61,14 +61,8 @@ static inline ibx_tag_t coll_tag(MPI_Comm comm, int tag)
 
 int mpil_coll_send(MPI_Comm comm, const void *buf, size_t len, int dest, int tag)
 {
-	ibx_request_t rq = { .cb = NULL };
-	ibx_status_t st;
-
-	st = ibx_tag_send(mpil_g.ctx, mpil_comm_to_world(comm, dest), buf, len,
-			  coll_tag(comm, tag), 0, &rq);
-	if (st == IBX_INPROGRESS)
-		st = ibx_wait(mpil_g.ctx, &rq);
-	return mpil_err_from_ibx(st);
+	return mpil_err_from_ibx(
+		mpil_ibx_send(mpil_comm_to_world(comm, dest), buf, len, coll_tag(comm, tag), 0));
 }
 
 int mpil_coll_recv(MPI_Comm comm, void *buf, size_t len, int src, int tag)
@@ -86,17 +80,14 @@ int mpil_coll_recv(MPI_Comm comm, void *buf, size_t len, int src, int tag)
 int mpil_coll_sendrecv(MPI_Comm comm, const void *sbuf, size_t slen, int dest, void *rbuf,
 		       size_t rlen, int src, int tag)
 {
-	ibx_request_t rrq = { .cb = NULL }, srq = { .cb = NULL };
+	ibx_request_t rrq = { .cb = NULL };
 	ibx_status_t st, rst;
 
 	rst = ibx_tag_recv(mpil_g.ctx, mpil_comm_to_world(comm, src), rbuf, rlen,
 			   coll_tag(comm, tag), MPIL_MASK_TAG, &rrq);
 	if (rst < 0)
 		return mpil_err_from_ibx(rst);
-	st = ibx_tag_send(mpil_g.ctx, mpil_comm_to_world(comm, dest), sbuf, slen,
-			  coll_tag(comm, tag), 0, &srq);
-	if (st == IBX_INPROGRESS)
-		st = ibx_wait(mpil_g.ctx, &srq);
+	st = mpil_ibx_send(mpil_comm_to_world(comm, dest), sbuf, slen, coll_tag(comm, tag), 0);
 	if (st != IBX_OK) {
 		/* Withdraw the receive; if it already matched, let it land. */
 		if (ibx_request_cancel(mpil_g.ctx, &rrq) != IBX_OK)

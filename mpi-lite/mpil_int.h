@@ -379,7 +379,9 @@ typedef struct mpil_request {
 	uint8_t kind;              /* enum mpil_req_kind */
 	uint8_t flags;             /* MPIL_REQF_* */
 	MPI_Comm comm;
-	/* receive into a non-contiguous type: unpack tmpbuf into ubuf */
+	/* receive into a non-contiguous type: unpack tmpbuf into ubuf. (A
+	 * derived dtype must be retained while the request holds it: the
+	 * user may MPI_Type_free it before the receive completes.) */
 	void *ubuf;
 	MPI_Datatype dtype;
 	void *tmpbuf;              /* packed bytes (malloc'ed), or NULL */
@@ -473,6 +475,21 @@ static inline ibx_status_t mpil_ibx_wait(ibx_request_t *r)
 		return ibx_wait(mpil_g.ctx, r);
 	atomic_thread_fence(memory_order_acquire);
 	return r->status;
+}
+
+/* A blocking engine send to world rank @dest, request on the stack:
+ * returns IBX_OK or why it failed. */
+static inline ibx_status_t mpil_ibx_send(int dest, const void *buf, size_t len, ibx_tag_t tag,
+					 unsigned flags)
+{
+	ibx_request_t rq;
+	ibx_status_t st;
+
+	rq.cb = NULL; /* the engine calls it on completion */
+	st = ibx_tag_send(mpil_g.ctx, dest, buf, len, tag, flags, &rq);
+	if (st == IBX_INPROGRESS)
+		st = ibx_wait(mpil_g.ctx, &rq);
+	return st;
 }
 
 /* ---- collectives (coll.c) ---------------------------------------------------------- */

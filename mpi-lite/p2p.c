@@ -120,14 +120,9 @@ static inline void recv_match(MPI_Comm comm, int tag, ibx_tag_t *tag_p, ibx_tag_
 static inline int send_bytes(const void *data, size_t len, int dest, int tag, MPI_Comm comm,
 			     unsigned flags, const char *fname)
 {
-	ibx_request_t rq;
-	ibx_status_t st;
+	ibx_status_t st = mpil_ibx_send(mpil_comm_to_world(comm, dest), data, len,
+					mpil_tag(comm->cid, tag), flags);
 
-	rq.cb = NULL; /* the engine calls it on completion */
-	st = ibx_tag_send(mpil_g.ctx, mpil_comm_to_world(comm, dest), data, len,
-			  mpil_tag(comm->cid, tag), flags, &rq);
-	if (st == IBX_INPROGRESS)
-		st = ibx_wait(mpil_g.ctx, &rq);
 	if (ibx_unlikely(st != IBX_OK))
 		return mpil_err_ibx(comm, fname, st, true, dest);
 	return MPI_SUCCESS;

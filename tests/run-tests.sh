@@ -25,6 +25,8 @@ PASS=0
 FAIL=0
 SKIP=0
 FAILED_NAMES=()
+# Sanitizer builds: libpmix's own leaks are not ours.
+export LSAN_OPTIONS="suppressions=$ROOT/tests/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 LOGDIR=$BUILD/test-logs
 mkdir -p "$LOGDIR"
 

@@ -62,10 +62,12 @@
  * ring order: MPI's non-overtaking rule. Control packets (CTS, FIN) are
  * not matched and may pass queued sends.
  *
- * Polling (002 §9.1): a receiver checks the rings of its active senders on
- * every pass; a sender that stayed silent for SHM_IDLE_DEMOTE passes drops
- * to the idle set, whose rings are checked every (SHM_IDLE_SCAN_MASK+1)th
- * pass, and comes back the moment a packet is found there or we send to it.
+ * Polling (002 §9.1): a receiver checks the rings of its active senders
+ * first, on every pass; a sender that stayed silent for SHM_IDLE_DEMOTE
+ * passes drops to the idle set, whose rings are checked only when the
+ * active ones had nothing (so a waiting rank still sees every ring on every
+ * pass) or every (SHM_IDLE_SCAN_MASK+1)th pass under traffic, and comes
+ * back the moment a packet is found there or we send to it.
  * Every SHM_CLOCK_MASK+1 passes the clock is read, and every
  * IBX_PEER_CHECK_MS the peers' pids are checked (kill(pid, 0), and not a
  * zombie in /proc/<pid>/stat): a dead
@@ -629,7 +631,10 @@ static int shm_progress(ibx_ctx_t *ctx, void *state)
 		i++;
 	}
 	st->tick++;
-	if (ibx_unlikely(!(st->tick & SHM_IDLE_SCAN_MASK)) && st->nactive < st->npeers)
+	/* idle senders: whenever the active ones had nothing (a waiting rank
+	 * sees every ring on every pass, even when it yields the CPU between
+	 * passes), and every SHM_IDLE_SCAN_MASK+1 passes under traffic */
+	if (st->nactive < st->npeers && (!ev || !(st->tick & SHM_IDLE_SCAN_MASK)))
 		ev += poll_idle(st);
 	if (ibx_unlikely(st->nwork))
 		ev += do_work(st);

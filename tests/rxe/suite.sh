@@ -18,6 +18,7 @@
 #   rdmacm    an rping pair (librdmacm connection set-up, verified payloads)
 #   unit      every $BUILD/tests/unit/test_verbs_* and test_reg_cache* (cmocka)
 #   mpi       tests/run-tests.sh mpi with IBX_PATHS=verbs, mpilite, np 2 and 4
+#   ibtest    every perftest-class ibtest command as a server/client pair
 # Environment: BUILD (default build), IBX_VERBS_PARTS (subset of PARTS,
 # space or comma separated), IBX_TEST_FILTER (substring of test names),
 # IBX_TEST_NPS (rank counts for the mpi part, default 2,4), and the device
@@ -32,7 +33,7 @@ fi
 # shellcheck source=lib.sh
 . tests/rxe/lib.sh
 
-PARTS=(device perftest rdmacm unit mpi)
+PARTS=(device perftest rdmacm unit mpi ibtest)
 
 BUILD=${BUILD:-build}
 export BUILD
@@ -211,6 +212,117 @@ part_mpi() {
 		else
 			skip verbs/mpi "no MPI test matches np ${IBX_TEST_NPS:-2,4} and launcher mpilite"
 		fi
+	fi
+}
+
+# --- ibtest's perftest-class commands ------------------------------------------
+# Each command once as a server/client pair on the device (small -n), plus a
+# few option variants: both sides must exit 0 and the client print a
+# perftest-style row with the size and iteration count asked for and a
+# positive figure; mismatched options must fail on both sides, not hang.
+ibtest_pair() { # LOG CMD ARGS...: like perftest_pair, for "ibtest CMD"
+	local log=$1 cmd=$2 port spid crc src
+	shift 2
+	port=$PERFTEST_PORT
+	PERFTEST_PORT=$((PERFTEST_PORT + 1))
+	local common=(-d "$VERBS_DEV" -i "$VERBS_PORT" -p "$port")
+	[ -n "$VERBS_GID_INDEX" ] && common+=(-x "$VERBS_GID_INDEX")
+	timeout -k 5 "$PERFTEST_TIMEOUT" "$BUILD/bin/ibtest" "$cmd" "${common[@]}" "$@" >"$log.server" 2>&1 &
+	spid=$!
+	if ! rxe_wait_tcp_listen "$port" "$spid"; then
+		kill "$spid" 2>/dev/null
+		wait "$spid"
+		echo "(server never listened on port $port)" >>"$log.server"
+		: >"$log.client"
+		return 1
+	fi
+	timeout -k 5 "$PERFTEST_TIMEOUT" "$BUILD/bin/ibtest" "$cmd" "${common[@]}" "$@" \
+		"${IBTEST_CLIENT_EXTRA[@]}" "$VERBS_SERVER_ADDR" >"$log.client" 2>&1
+	crc=$?
+	[ $crc -ne 0 ] && kill "$spid" 2>/dev/null
+	wait "$spid"
+	src=$?
+	IBTEST_RC="$src $crc"
+	[ $crc -eq 0 ] && [ $src -eq 0 ]
+}
+
+part_ibtest() {
+	local spec name cmd args bytes iters log res
+	if [ ! -x "$BUILD/bin/ibtest" ]; then
+		skip verbs/ibtest "$BUILD/bin/ibtest not built"
+		return 0
+	fi
+	IBTEST_CLIENT_EXTRA=()
+	# name | command and options | bytes and iterations the row must show
+	for spec in \
+		"write_lat|write_lat -s 8 -n 200|8 200" \
+		"write_bw|write_bw -s 65536 -n 300|65536 300" \
+		"read_lat|read_lat -s 8 -n 200|8 200" \
+		"read_bw|read_bw -s 65536 -n 300|65536 300" \
+		"send_lat|send_lat -s 8 -n 200|8 200" \
+		"send_bw|send_bw -s 65536 -n 300|65536 300" \
+		"atomic_lat|atomic_lat -n 200|8 200" \
+		"atomic_bw|atomic_bw -n 300|8 300" \
+		"write_bw-q2-l4|write_bw -s 4096 -n 400 -q 2 -l 4|4096 800" \
+		"read_bw-rdma_cm|read_bw -s 16384 -n 200 -R|16384 200" \
+		"atomic_lat-cas|atomic_lat -A CMP_AND_SWAP -n 100|8 100" \
+		"send_lat-sizes|send_lat -s 4096 -n 100 -I 64|4096 100"; do
+		name=verbs/ibtest/${spec%%|*}
+		filtered "$name" && continue
+		args=${spec#*|}
+		read -r bytes iters <<<"${args#*|}"
+		read -r cmd args <<<"${args%|*}"
+		log=$LOGDIR/ibtest-${spec%%|*}
+		# shellcheck disable=SC2086 # the options are words
+		if ! ibtest_pair "$log" "$cmd" $args; then
+			fail "$name" "exit status server/client: $IBTEST_RC" "$log.server" "$log.client"
+			continue
+		fi
+		res=$(perftest_result "$log.client")
+		# shellcheck disable=SC2086
+		set -- $res
+		if [ "${1:-}" = "$bytes" ] && [ "${2:-}" = "$iters" ] &&
+			awk -v v="${4:-0}" -v w="${5:-0}" 'BEGIN { exit !(v > 0 && w > 0) }'; then
+			case $cmd in
+			*_bw) pass "$name" "$1 B x $2: BW average $4 MB/s" ;;
+			*) pass "$name" "$1 B x $2: typical $5 us" ;;
+			esac
+		else
+			fail "$name" "no row '$bytes $iters ...' with positive figures (got '${res:-nothing}')" \
+				"$log.server" "$log.client"
+		fi
+	done
+	# JSON: one document on stdout with the row
+	name=verbs/ibtest/json
+	if ! filtered "$name"; then
+		IBTEST_CLIENT_EXTRA=(--json)
+		log=$LOGDIR/ibtest-json
+		if ibtest_pair "$log" send_bw -s 1024 -n 100 &&
+			python3 -c 'import json, sys
+text = open(sys.argv[1]).read()  # the table (stderr) precedes the document
+d = json.loads(text[text.index("{\"test\""):])
+r = d["results"][0]
+sys.exit(not (d["test"] == "send_bw" and r["bytes"] == 1024 and r["iterations"] == 100 and r["bw_average"] > 0))' "$log.client" 2>"$log.json-check"; then
+			pass "$name" "send_bw --json parses"
+		else
+			fail "$name" "no valid JSON document from the client" "$log.client" "$log.json-check"
+		fi
+		IBTEST_CLIENT_EXTRA=()
+	fi
+	# the two sides disagree: both must refuse, neither may hang
+	name=verbs/ibtest/mismatch
+	if ! filtered "$name"; then
+		IBTEST_CLIENT_EXTRA=(-n 300)
+		log=$LOGDIR/ibtest-mismatch
+		if ibtest_pair "$log" write_lat -n 200; then
+			fail "$name" "server -n 200 and client -n 300 both succeeded" "$log.server" "$log.client"
+		elif [ "$IBTEST_RC" = "1 1" ] && grep -q 'different iteration counts' "$log.client"; then
+			pass "$name" "both sides refused: $(grep -o 'different iteration counts[^;]*' "$log.client" | head -n 1)"
+		else
+			fail "$name" "expected exit 1 on both sides with a message (got $IBTEST_RC)" \
+				"$log.server" "$log.client"
+		fi
+		IBTEST_CLIENT_EXTRA=()
 	fi
 }
 

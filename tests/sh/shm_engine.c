@@ -8,8 +8,9 @@
  *                           rendezvous send with it must fail (UNREACHABLE)
  *   shm_engine stall S      the last rank sleeps S s before ibx_init (others
  *                           wait in init with their segments created)
- *   shm_engine bench        latency / bandwidth of ranks 0 and 1 and memcpy
- *                           (numbers for the report, no assertions)
+ *   shm_engine bench [SIZE...]  latency / bandwidth of ranks 0 and 1 and
+ *                           memcpy (numbers for the report, no assertions);
+ *                           with sizes: bandwidth of those sizes only
  *
  * The functional suite: every size from 0 to 8 MiB (eager, pipe, CMA as
  * configured) both posted-first and unexpected, with content checks in
@@ -570,9 +571,11 @@ static double median(double *v, int n)
 
 #define REPS 9
 
-static void bench(uint8_t *a, uint8_t *b)
+/* sizes: bandwidth only, of these sizes (none: latency, then 64k 1m 4m) */
+static void bench(uint8_t *a, uint8_t *b, char **sizes_arg, int nsizes)
 {
-	static const size_t bw_sizes[] = { 65536, 1 << 20, 4 << 20 };
+	size_t bw_sizes[16] = { 65536, 1 << 20, 4 << 20 };
+	size_t nbw = 3;
 	double t[REPS];
 	ibx_request_t rq[64], rr = { 0 };
 
@@ -582,8 +585,18 @@ static void bench(uint8_t *a, uint8_t *b)
 		barrier();
 		return;
 	}
+	if (nsizes > 0) {
+		nbw = 0;
+		for (int i = 0; i < nsizes && i < 16; i++) {
+			int64_t v;
+
+			CHECK(ibx_config_parse_size(sizes_arg[i], &v) == IBX_OK && v > 0 &&
+				      v <= (int64_t)MAX_SIZE, "size %s", sizes_arg[i]);
+			bw_sizes[nbw++] = (size_t)v;
+		}
+	}
 	/* 8-byte ping-pong: half round trip */
-	for (int rep = 0; rep < REPS; rep++) {
+	for (int rep = 0; rep < REPS && nsizes <= 0; rep++) {
 		const int iters = 100000;
 		double t0 = 0;
 
@@ -600,10 +613,10 @@ static void bench(uint8_t *a, uint8_t *b)
 		}
 		t[rep] = (ibx_time_sec() - t0) / iters / 2 * 1e6;
 	}
-	if (rank == 0)
+	if (rank == 0 && nsizes <= 0)
 		printf("latency 8 B: %.3f us (median of %d)\n", median(t, REPS), REPS);
 	/* streaming bandwidth: a window of sends, then a 4-byte reply */
-	for (size_t k = 0; k < IBX_ARRAY_SIZE(bw_sizes); k++) {
+	for (size_t k = 0; k < nbw; k++) {
 		size_t len = bw_sizes[k];
 		int window = len <= (1 << 20) ? 64 : 16;
 
@@ -636,7 +649,7 @@ static void bench(uint8_t *a, uint8_t *b)
 	}
 	/* the ceiling: one thread's memcpy, same sizes */
 	if (rank == 0) {
-		for (size_t k = 0; k < IBX_ARRAY_SIZE(bw_sizes); k++) {
+		for (size_t k = 0; k < nbw; k++) {
 			size_t len = bw_sizes[k];
 
 			for (int rep = -1; rep < REPS; rep++) {
@@ -731,7 +744,7 @@ int main(int argc, char **argv)
 	} else if (!strcmp(mode, "stall")) {
 		barrier();
 	} else if (!strcmp(mode, "bench")) {
-		bench(a, b);
+		bench(a, b, argv + 2, argc - 2);
 	} else {
 		fprintf(stderr, "unknown mode %s\n", mode);
 		return 2;

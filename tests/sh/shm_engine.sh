@@ -13,7 +13,9 @@
 #   4. kill -9 of one rank in the middle of a run: nothing left behind
 #   5. kill -9 of the launcher (and so of every rank, PDEATHSIG) while the
 #      ranks sit in ibx_init with their segments created: the segments stay
-#      (nobody could remove them), and the next job's init sweeps them
+#      (nobody could remove them), and the next job's init sweeps them (in
+#      a private IBX_SHM_DIR, so that no other job on the machine sweeps
+#      them first)
 #
 # After every run no ibx-<jobid>-* of that job may remain in IBX_SHM_DIR.
 # BUILD=build-asan / build-tsan builds the program with the matching
