@@ -39,7 +39,8 @@
 # and ib_send_lat's own samples (-U, unsorted, in order) cut into blocks of
 # PP_ITERS. ib_send_lat's t_typical is shown beside it.
 #
-# Ratios and targets:
+# Ratios and targets (checked against the median of the per-repetition
+# ratios: the two runs of one repetition see the same load):
 #   ibtest bw / perftest bw                     >= 0.95 (write_bw)
 #   ibtest lat / perftest lat                   <= 1.05 (write, read, atomic)
 #   ibtest send_lat / perftest send_lat         (shown, no target)
@@ -52,7 +53,7 @@ set -uo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 2
 ARGS=("$@")
-REPS=5
+REPS=9
 LAT_ITERS=2000
 BW_ITERS=2000
 PP_ITERS=20
@@ -83,7 +84,7 @@ num --lat-iters "$LAT_ITERS" 10
 num --bw-iters "$BW_ITERS" 10
 num --pp-iters "$PP_ITERS" 5
 num --timeout "$TIMEOUT" 10
-PP_RUNS=${PP_RUNS:-$((REPS * 5))}
+PP_RUNS=${PP_RUNS:-$((REPS * 3))}
 num --pp-runs "$PP_RUNS" 1
 
 if [ "${IBX_VERBS_NATIVE:-0}" != 1 ] && [ "${IBX_RXE_GUEST:-0}" != 1 ]; then
@@ -158,23 +159,28 @@ pair() {
 }
 
 # ---- samples ---------------------------------------------------------------------
-# $LOGDIR/<metric>.<lane>.samples: one figure per line, in run order.
-add() { echo "$3" >>"$LOGDIR/$1.$2.samples"; }
-samples() { cat "$LOGDIR/$1.$2.samples" 2>/dev/null; }
+# $LOGDIR/<metric>.<lane>.samples: "repetition figure" per line, in run order.
+add() { echo "$REP $3" >>"$LOGDIR/$1.$2.samples"; }
+samples() { awk '{ print $2 }' "$LOGDIR/$1.$2.samples" 2>/dev/null; }
 median() {
 	sort -g | awk '{ v[NR] = $1 } END { if (!NR) exit
 		printf "%.6g\n", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 ratio() { [ -n "$1" ] && [ -n "$2" ] && awk -v a="$1" -v b="$2" 'BEGIN { if (b != 0) printf "%.3f\n", a / b }'; }
+# paired METRIC BASE TOOL: TOOL / BASE of each repetition that has both
+# (the two runs of a repetition are minutes closer than any others).
+paired() {
+	awk 'NR == FNR { base[$1] = $2; next } ($1 in base) && base[$1] != 0 { printf "%.6g\n", $2 / base[$1] }' \
+		"$LOGDIR/$1.$2.samples" "$LOGDIR/$1.$3.samples" 2>/dev/null
+}
 rm -f "$LOGDIR"/*.samples
 
 # measure METRIC LANE FIELD CMD...: one pair; FIELD of the result row
 # (perftest_result: bytes iters ... ; 4 = BW average, 5 = t_typical).
 measure() {
-	local metric=$1 lane=$2 field=$3 rep log res
+	local metric=$1 lane=$2 field=$3 log res
 	shift 3
-	rep=$(($(samples "$metric" "$lane" | wc -l) + 1))
-	log=$LOGDIR/$metric.$lane.$rep
+	log=$LOGDIR/$metric.$lane.$REP
 	if pair "$log" "$@" && res=$(perftest_result "$log.client") && [ -n "$res" ]; then
 		add "$metric" "$lane" "$(echo "$res" | awk -v f="$field" '{ print $f }')"
 		return 0
@@ -215,9 +221,9 @@ one_rep() {
 			fi
 			measure "$m" "$lane" "$field" "${cmd[@]}" || continue
 			if [ "$m" = send_lat ] && [ "$lane" = perftest ]; then
-				local n
-				n=$(samples send_lat perftest | wc -l)
-				block_means "$LOGDIR/send_lat.perftest.$n.client" >>"$LOGDIR/send_blocks.perftest.samples"
+				block_means "$LOGDIR/send_lat.perftest.$REP.client" | while read -r v; do
+					add send_blocks perftest "$v"
+				done
 			fi
 		done
 	done
@@ -253,50 +259,58 @@ engine_tag_run() {
 T0=$SECONDS
 say "rxe-compare: $VERBS_DEV port $VERBS_PORT, $REPS repetitions, lat -n $LAT_ITERS, bw -n $BW_ITERS, pingpong $PP_RUNS x -n $PP_ITERS, pinned: $([ $PIN = 1 ] && echo "server ${PIN_S[2]}, client ${PIN_C[2]}" || echo no)"
 pp_done=0
-for ((rep = 1; rep <= REPS; rep++)); do
-	one_rep $((rep % 2 == 0))
-	engine_tag_run "$rep"
+for ((REP = 1; REP <= REPS; REP++)); do
+	one_rep $((REP % 2 == 0))
+	engine_tag_run "$REP"
 	# pingpong runs spread over the repetitions, so drift hits both sides
-	want=$((PP_RUNS * rep / REPS))
+	want=$((PP_RUNS * REP / REPS))
 	while [ $pp_done -lt $want ]; do
 		pp_done=$((pp_done + 1))
 		pingpong_run $pp_done
 	done
-	say "rxe-compare: repetition $rep/$REPS done ($((SECONDS - T0)) s)"
+	say "rxe-compare: repetition $REP/$REPS done ($((SECONDS - T0)) s)"
 done
 
 # ---- table and JSON --------------------------------------------------------------
 med() { samples "$1" "$2" | median; }
-row() { # label unit metric lane_a lane_b target_op target
-	local label=$1 unit=$2 m=$3 a=$4 b=$5 op=$6 tgt=$7 va vb r ok
+# row LABEL UNIT METRIC BASE TOOL PAIRED TARGET_OP TARGET: medians, their
+# ratio and (PAIRED=1) the median of the per-repetition ratios, which is
+# what the target is checked against when there is one.
+row() {
+	local label=$1 unit=$2 m=$3 a=$4 b=$5 pr=$6 op=$7 tgt=$8 va vb r rp judged ok
 	va=$(med "$m" "$a")
 	vb=$(med "$m" "$b")
 	r=$(ratio "$vb" "$va")
+	rp=
+	[ "$pr" = 1 ] && rp=$(paired "$m" "$a" "$b" | median)
+	[ -n "$rp" ] && rp=$(printf '%.3f' "$rp")
+	judged=${rp:-$r}
 	ok=-
-	if [ -n "$r" ] && [ "$op" != - ]; then
-		ok=$(awk -v r="$r" -v t="$tgt" -v op="$op" 'BEGIN {
+	if [ -n "$judged" ] && [ "$op" != - ]; then
+		ok=$(awk -v r="$judged" -v t="$tgt" -v op="$op" 'BEGIN {
 			print ((op == ">=" && r >= t) || (op == "<=" && r <= t)) ? "met" : "MISSED" }')
 	fi
-	printf '%-34s %12s %12s %8s  %-9s %s\n' "$label" "${va:-n/a}${va:+ $unit}" \
-		"${vb:-n/a}${vb:+ $unit}" "${r:-n/a}" "$( [ "$op" = - ] && echo - || echo "$op $tgt")" "$ok"
-	ROWS_JSON+=("$(printf '{"metric": "%s", "base": "%s", "tool": "%s", "unit": "%s", "base_median": %s, "tool_median": %s, "ratio": %s, "target": %s, "status": "%s"}' \
-		"$m" "$a" "$b" "$unit" "${va:-null}" "${vb:-null}" "${r:-null}" \
+	printf '%-34s %12s %12s %7s %7s  %-8s %s\n' "$label" "${va:-n/a}${va:+ $unit}" \
+		"${vb:-n/a}${vb:+ $unit}" "${r:-n/a}" "${rp:--}" "$( [ "$op" = - ] && echo - || echo "$op $tgt")" "$ok"
+	ROWS_JSON+=("$(printf '{"metric": "%s", "base": "%s", "tool": "%s", "unit": "%s", "base_median": %s, "tool_median": %s, "ratio_of_medians": %s, "paired_ratio_median": %s, "target": %s, "status": "%s"}' \
+		"$m" "$a" "$b" "$unit" "${va:-null}" "${vb:-null}" "${r:-null}" "${rp:-null}" \
 		"$( [ "$op" = - ] && echo null || echo "\"$op $tgt\"")" "$ok")")
 }
 
 ROWS_JSON=()
 echo
 echo "rxe-compare: $VERBS_DEV port $VERBS_PORT, kernel $(uname -r), $REPS repetitions (medians), $((SECONDS - T0)) s"
-printf '%-34s %12s %12s %8s  %-9s %s\n' "measurement" "perftest" "ibx" "ratio" "target" ""
-row "write_bw 64 KiB (BW average)" MB/s write_bw perftest ibtest ">=" 0.95
-row "write_lat 8 B (t_typical)" us write_lat perftest ibtest "<=" 1.05
-row "read_lat 8 B (t_typical)" us read_lat perftest ibtest "<=" 1.05
-row "atomic_lat 8 B (t_typical)" us atomic_lat perftest ibtest "<=" 1.05
-row "send_lat 8 B (t_typical)" us send_lat perftest ibtest - -
-row "engine tag send/recv 8 B (t_typ.)" us send_lat perftest engine - -
-row "mpi-lite Send/Recv 8 B (blocks)" us send_blocks perftest mpilite "<=" 1.15
-echo "(mpi-lite row: median over blocks of $PP_ITERS iterations of the block mean;" \
-	"ib_send_lat blocks from its -U samples, mpi-lite one pingpong run -n $PP_ITERS per block)"
+printf '%-34s %12s %12s %7s %7s  %-8s %s\n' "measurement" "perftest" "ibx" "ratio" "paired" "target" ""
+row "write_bw 64 KiB (BW average)" MB/s write_bw perftest ibtest 1 ">=" 0.95
+row "write_lat 8 B (t_typical)" us write_lat perftest ibtest 1 "<=" 1.05
+row "read_lat 8 B (t_typical)" us read_lat perftest ibtest 1 "<=" 1.05
+row "atomic_lat 8 B (t_typical)" us atomic_lat perftest ibtest 1 "<=" 1.05
+row "send_lat 8 B (t_typical)" us send_lat perftest ibtest 1 - -
+row "engine tag send/recv 8 B (t_typ.)" us send_lat perftest engine 1 - -
+row "mpi-lite Send/Recv 8 B (blocks)" us send_blocks perftest mpilite 0 "<=" 1.15
+echo "(ratio: of the medians; paired: median of the per-repetition ratios, checked against the target where given."
+echo " mpi-lite row: median over blocks of $PP_ITERS iterations of the block mean; ib_send_lat's blocks"
+echo " from its -U samples, mpi-lite's one pingpong run -n $PP_ITERS each.)"
 
 {
 	printf '{\n  "device": "%s", "port": %s, "gid_index": "%s", "kernel": "%s", "date": "%s",\n' \
@@ -315,7 +329,7 @@ echo "(mpi-lite row: median over blocks of $PP_ITERS iterations of the block mea
 		b=$(basename "$f" .samples)
 		[ $first = 1 ] || printf ',\n'
 		first=0
-		printf '    "%s": [%s]' "$b" "$(paste -sd, - <"$f")"
+		printf '    "%s": [%s]' "$b" "$(awk '{ print $2 }' "$f" | paste -sd, -)"
 	done
 	printf '\n  }\n}\n'
 } >"$OUT.tmp" && mv "$OUT.tmp" "$OUT"

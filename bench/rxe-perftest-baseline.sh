@@ -14,6 +14,10 @@
 #
 # To compare another tool in the same boot, add a row function like
 # row_perftest and a line to the ROWS table below.
+# The whole script is one { } group, which bash parses completely before
+# running any of it: a run takes minutes, and editing this file meanwhile
+# must not make the running instance read a shifted text.
+{
 set -uo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 2
@@ -91,3 +95,4 @@ awk -F'\t' '
 ' "$OUT"
 echo "(TSV: $OUT)"
 exit $status
+}

@@ -35,6 +35,10 @@ IBX_CONFIG(IB_RETRY, INT, "7", "QP transport retry count")
 IBX_CONFIG(IB_SQ_DEPTH, INT, "256", "send queue depth of each RC QP (work requests in flight per peer)")
 IBX_CONFIG(IB_TX_BUFS, INT, "256", "registered bounce buffers for eager sends that do not fit inline")
 
+/* mpi-lite collectives */
+IBX_CONFIG(COLL_HIER, BOOL, "y", "collectives: node-aware algorithms (inside each node first, then among one representative per node) on communicators that span several nodes")
+IBX_CONFIG(COLL_NODE_SIZE, INT, "0", "collectives: take every N consecutive world ranks for one node instead of the real node map (tests the node-aware algorithms on one machine); 0 = the real map")
+
 /* core/reg_cache */
 IBX_CONFIG(RCACHE_ENABLE, BOOL, "y", "cache memory registrations")
 IBX_CONFIG(RCACHE_MAX_BYTES, INT, "4g", "most bytes kept registered in the cache")

@@ -7,9 +7,13 @@
  *   MPI_Finalize ─► barrier on MPI_COMM_WORLD (every rank's messages to us
  *                   are in, ours are matched) ─► ibx_finalize
  *
- * Thread support: MPI_THREAD_SINGLE and MPI_THREAD_FUNNELED. Nothing in
- * mpi-lite locks, so a request for SERIALIZED or MULTIPLE is answered with
- * FUNNELED, honestly.
+ * Thread support: up to MPI_THREAD_SERIALIZED. The engine and mpi-lite
+ * keep no per-thread state, so any thread may call MPI as long as the
+ * application makes the calls one at a time (its mutex orders them: the
+ * state one call leaves is visible to the next). Nothing in mpi-lite
+ * locks, so MPI_THREAD_MULTIPLE is answered with SERIALIZED, honestly
+ * (MPI-3.1 §12.4.3: the highest level supported when the one required
+ * is not).
  */
 #include "mpil_int.h"
 
@@ -20,6 +24,7 @@ mpil_global_t mpil_g = { .state = MPIL_STATE_PRE_INIT };
 
 static int init_common(int required, const char *fname)
 {
+	ibx_init_params_t params = { 0 };
 	ibx_status_t st;
 	int err;
 
@@ -27,7 +32,8 @@ static int init_common(int required, const char *fname)
 		return mpil_err(NULL, MPI_ERR_OTHER, fname, "MPI is already %s",
 				mpil_g.state == MPIL_STATE_INITIALIZED ? "initialized"
 								       : "finalized");
-	st = ibx_init(NULL, &mpil_g.ctx);
+	params.flags = required >= MPI_THREAD_SERIALIZED ? IBX_INIT_THREAD_SERIALIZED : 0;
+	st = ibx_init(&params, &mpil_g.ctx);
 	if (st != IBX_OK) {
 		mpil_g.ctx = NULL;
 		return mpil_err(NULL, mpil_err_from_ibx(st), fname,
@@ -35,14 +41,30 @@ static int init_common(int required, const char *fname)
 	}
 	mpil_g.world_rank = ibx_rank(mpil_g.ctx);
 	mpil_g.world_size = ibx_size(mpil_g.ctx);
-	mpil_g.thread_level = required <= MPI_THREAD_SINGLE ? MPI_THREAD_SINGLE
-							    : MPI_THREAD_FUNNELED;
+	mpil_g.thread_level = required <= MPI_THREAD_SINGLE   ? MPI_THREAD_SINGLE
+			      : required == MPI_THREAD_FUNNELED ? MPI_THREAD_FUNNELED
+								: MPI_THREAD_SERIALIZED;
 	mpil_g.main_thread = pthread_self();
-	err = mpil_comm_init();
+	err = mpil_dt_init();
 	if (err != MPI_SUCCESS) {
 		ibx_finalize(mpil_g.ctx);
 		mpil_g.ctx = NULL;
+		return mpil_err(NULL, err, fname, "setting up the predefined datatypes");
+	}
+	err = mpil_comm_init();
+	if (err != MPI_SUCCESS) {
+		mpil_dt_fini();
+		ibx_finalize(mpil_g.ctx);
+		mpil_g.ctx = NULL;
 		return mpil_err(NULL, err, fname, "setting up MPI_COMM_WORLD and MPI_COMM_SELF");
+	}
+	err = mpil_coll_init();
+	if (err != MPI_SUCCESS) {
+		mpil_comm_fini();
+		mpil_dt_fini();
+		ibx_finalize(mpil_g.ctx);
+		mpil_g.ctx = NULL;
+		return mpil_err(NULL, err, fname, "building the node map of the collectives");
 	}
 	mpil_g.state = MPIL_STATE_INITIALIZED;
 	return MPI_SUCCESS;
@@ -77,9 +99,12 @@ int PMPI_Finalize(void)
 {
 	static const char F[] = "MPI_Finalize";
 	ibx_status_t st;
-	int err;
+	int err, attr_err;
 
 	MPIL_CHECK(mpil_check_init(F));
+	/* MPI_COMM_SELF's attributes go first, while MPI is fully usable
+	 * (MPI-3.1 §8.7.1: libraries clean up in their delete callbacks) */
+	attr_err = mpil_comm_finalize_attrs();
 	err = mpil_barrier(MPI_COMM_WORLD);
 	if (err != MPI_SUCCESS)
 		return mpil_err(MPI_COMM_WORLD, err, F, "the closing barrier failed");
@@ -87,10 +112,18 @@ int PMPI_Finalize(void)
 	mpil_g.ctx = NULL;
 	mpil_g.state = MPIL_STATE_FINALIZED;
 	mpil_req_pool_fini();
+	mpil_coll_fini();
 	mpil_comm_fini();
+	mpil_group_fini();
+	mpil_info_fini();
+	mpil_attr_fini();
+	mpil_dt_fini();
 	if (st != IBX_OK)
 		return mpil_err(NULL, mpil_err_from_ibx(st), F, "the ibx engine did not shut down cleanly: %s",
 				ibx_status_str(st));
+	if (attr_err != MPI_SUCCESS)
+		return mpil_err(NULL, attr_err, F,
+				"an attribute delete callback failed on MPI_COMM_SELF or MPI_COMM_WORLD");
 	return MPI_SUCCESS;
 }
 

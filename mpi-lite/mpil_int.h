@@ -14,17 +14,21 @@
  *   MPI message on comm C, tag t  ──►  ibx tag (C->cid << 32) | (uint32_t)t
  *   MPI_ANY_TAG                   ──►  mask MPIL_MASK_ANY_TAG (context only)
  *   collectives on C              ──►  context C->cid | 1: never match user p2p
+ *   communicator creation on C    ──►  context C->cid | 2 (comm.c)
  *   rank r of C                   ──►  world rank C->rank_to_world[r]
  *   MPI_ANY_SOURCE                ──►  IBX_ANY_SOURCE
  *   received world rank w         ──►  C->world_to_rank[w]
  *
- * Context ids are even: MPI_COMM_WORLD has 0 (collectives 1), MPI_COMM_SELF
- * 2 (3); communicators created later take the next free even id, agreed on
- * by their members (mpil_g.next_cid is this process's lowest unused one).
+ * Context ids are multiples of 4: MPI_COMM_WORLD has 0 (collectives 1,
+ * creation 2), MPI_COMM_SELF 4; a communicator created later takes the
+ * lowest id free at every member of its parent, agreed on collectively
+ * (comm.c), so two communicators sharing a process never share an id.
  *
- * Files by topic: init.c (environment), comm.c (communicators), p2p.c,
- * request.c (completion), datatype.c, op.c (reduction kernels), coll.c,
- * errhandler.c (error classes, strings, handlers).
+ * Files by topic: init.c (environment), comm.c (communicators), group.c,
+ * attr.c (attribute caching), info.c, p2p.c, request.c (completion),
+ * datatype.c (predefined types, packing, queries), dtype_create.c (derived
+ * types), op.c (reduction kernels), coll.c, errhandler.c (error classes,
+ * strings, handlers), handle.c (pools behind user-created handles).
  */
 #ifndef MPIL_INT_H
 #define MPIL_INT_H
@@ -47,7 +51,11 @@
 #define MPIL_MAGIC_OP 0x6d4f7021u
 #define MPIL_MAGIC_REQ 0x6d526571u
 #define MPIL_MAGIC_ERRH 0x6d457268u
+#define MPIL_MAGIC_GROUP 0x6d477270u
+#define MPIL_MAGIC_INFO 0x6d496e66u
 #define MPIL_MAGIC_DEAD 0xdeadbeefu /* a freed object */
+/* freed by the user, still held by a pending operation (handle.c) */
+#define MPIL_MAGIC_ZOMBIE 0xdeadbee5u
 
 /* MPI_TAG_UB: the engine tag keeps all 32 bits of a non-negative int. */
 #define MPIL_TAG_UB INT_MAX
@@ -64,7 +72,6 @@ typedef struct mpil_global {
 	pthread_t main_thread;
 	ibx_ctx_t *ctx;
 	int world_rank, world_size;
-	uint32_t next_cid;         /* lowest context id not in use here (even) */
 	/* request pool (request.c) */
 	struct mpil_request *req_free;
 	struct mpil_req_chunk *req_chunks;
@@ -121,6 +128,29 @@ static inline int mpil_check_init(const char *fname)
 	return mpil_initialized() ? MPI_SUCCESS : mpil_err_state(fname);
 }
 
+/* ---- pools of user-created objects (handle.c) --------------------------------
+ * Datatypes, communicators, groups and info objects come from pools of
+ * fixed-size slots that are recycled first-in first-out and never returned
+ * to malloc before MPI_Finalize: a freed handle keeps pointing to readable
+ * memory whose magic says MPIL_MAGIC_DEAD (until the slot is reused), so
+ * using it is reported, not a crash. Objects start with their uint32_t
+ * magic and are at least 16 bytes. */
+typedef struct mpil_pool {
+	size_t objsize;
+	void *chunks;              /* allocation list */
+	void *head, *tail;         /* free slots, oldest first */
+} mpil_pool_t;
+
+#define MPIL_POOL_INIT(type) { .objsize = sizeof(type) }
+
+/* A zeroed slot, or NULL when out of memory. */
+void *mpil_pool_get(mpil_pool_t *pool);
+/* Marks @obj dead and queues its slot for reuse. */
+void mpil_pool_put(mpil_pool_t *pool, void *obj);
+/* MPI_Finalize: @live (may be NULL) is called on each slot still in use,
+ * then every chunk is freed. */
+void mpil_pool_fini(mpil_pool_t *pool, void (*live)(void *obj));
+
 /* ---- communicators (comm.c) -------------------------------------------------- */
 struct mpil_comm {
 	uint32_t magic;
@@ -135,8 +165,9 @@ struct mpil_comm {
 	MPI_Errhandler errhandler;
 	bool predefined;
 	uint32_t coll_seq;         /* collectives started (nonblocking ones, later) */
-	void *attrs;               /* attribute caching (later) */
+	void *attrs;               /* cached attributes (attr.c) */
 	void *topo;                /* process topology (later) */
+	MPI_Info info;             /* hints (MPI_Comm_set_info), or MPI_INFO_NULL */
 	char name[MPI_MAX_OBJECT_NAME];
 };
 
@@ -155,9 +186,20 @@ static inline int mpil_comm_from_world(MPI_Comm comm, int world_rank)
 	return comm->world_to_rank ? comm->world_to_rank[world_rank] : world_rank;
 }
 
-/* Sets up MPI_COMM_WORLD and MPI_COMM_SELF (MPI_Init) and frees them. */
+/* Sets up MPI_COMM_WORLD and MPI_COMM_SELF (MPI_Init) and frees them.
+ * mpil_comm_finalize_attrs runs first in MPI_Finalize: the attribute
+ * delete callbacks of MPI_COMM_SELF, then MPI_COMM_WORLD (MPI-3.1 §8.7.1). */
 int mpil_comm_init(void);
+int mpil_comm_finalize_attrs(void);
 void mpil_comm_fini(void);
+
+/* A pending operation keeps its communicator alive past MPI_Comm_free
+ * (whose handle is dead for the user at once). */
+static inline void mpil_comm_retain(MPI_Comm comm)
+{
+	comm->refcount++;
+}
+void mpil_comm_release(MPI_Comm comm);
 
 static inline int mpil_check_comm(MPI_Comm comm, const char *fname)
 {
@@ -181,6 +223,46 @@ static inline uint32_t mpil_coll_cid(MPI_Comm comm)
 {
 	return comm->cid | 1u;
 }
+
+/* ---- groups (group.c) ---------------------------------------------------------- */
+struct mpil_group {
+	uint32_t magic;
+	int refcount;
+	int size;
+	int rank;                  /* this process's rank in it, or MPI_UNDEFINED */
+	int *world;                /* world rank of each member */
+	bool predefined;
+};
+
+static inline bool mpil_group_valid(MPI_Group g)
+{
+	return g && g->magic == MPIL_MAGIC_GROUP;
+}
+
+int mpil_check_group(MPI_Comm comm, MPI_Group g, const char *fname);
+/* A new group of @n members with world ranks @world (copied); NULL when
+ * out of memory. */
+MPI_Group mpil_group_new(int n, const int *world);
+void mpil_group_release(MPI_Group g);
+void mpil_group_fini(void);
+
+/* ---- info objects (info.c) ------------------------------------------------------- */
+int mpil_check_info(MPI_Comm comm, MPI_Info info, bool null_ok, const char *fname);
+/* A copy of @info (MPI_INFO_NULL stays so); MPI error class. */
+int mpil_info_copy(MPI_Info info, MPI_Info *copy_p);
+void mpil_info_release(MPI_Info info);
+void mpil_info_fini(void);
+
+/* ---- attribute caching (attr.c) ------------------------------------------------------ */
+/* MPI_Comm_dup: the copy callbacks of @old's attributes decide what @newcomm
+ * gets. Returns an MPI error class (a callback's failure). */
+int mpil_attr_dup(MPI_Comm old, MPI_Comm newcomm);
+/* Runs the delete callbacks of all of @comm's attributes, newest first, and
+ * drops them; the first callback error is returned (MPI error class). */
+int mpil_attr_delete_all(MPI_Comm comm);
+/* Drops @comm's attributes without callbacks (MPI_Finalize's clean-up). */
+void mpil_attr_drop(MPI_Comm comm);
+void mpil_attr_fini(void);
 
 /* ---- datatypes (datatype.c) --------------------------------------------------- */
 
@@ -259,6 +341,8 @@ typedef struct { long double v; int i; } mpil_long_double_int_t;
 /* count elements are the bytes [buf + true_lb, buf + true_lb + count * size):
  * sent and received without packing. */
 #define MPIL_DTF_CONTIG 0x4u
+/* name was set by MPI_Type_set_name and is owned (malloc'ed) */
+#define MPIL_DTF_NAME_OWNED 0x8u
 
 /* One contiguous piece of an element: bytes [disp, disp + len). */
 typedef struct mpil_dt_block {
@@ -277,12 +361,18 @@ struct mpil_datatype {
 	MPI_Aint true_lb, true_extent;
 	MPI_Count elements;        /* basic elements in one element */
 	/* Non-contiguous predefined types (the pairs): the typemap of one
-	 * element, which mpil_dt_pack/unpack walk. */
+	 * element (informative: packing goes through the engine type). */
 	int nblocks;
 	const mpil_dt_block_t *blocks;
-	/* Derived types: the core/dtype_rdma representation (later). */
+	/* The core/dtype_rdma representation (an ibx_dt_t): every type has
+	 * one once MPI is initialised; mpil_dt_pack/unpack/elements use it. */
 	void *engine;
 	const char *name;
+	/* The predefined type every basic element of this type is, when there
+	 * is exactly one (a predefined type: itself; contiguous(3, MPI_INT):
+	 * MPI_INT; a pair type counts as one), else NULL: what a reduction
+	 * on a derived type applies its operation to. */
+	struct mpil_datatype *basic;
 };
 
 static inline bool mpil_dt_valid(MPI_Datatype dt)
@@ -295,13 +385,30 @@ static inline bool mpil_dt_contig(MPI_Datatype dt)
 	return dt->flags & MPIL_DTF_CONTIG;
 }
 
-/* Packs @count elements at @buf into @out (count * dt->size bytes). */
+/* The one place that moves typed data, for every datatype (predefined,
+ * pair or derived; contiguous ones are a memcpy):
+ * Packs @count elements at @buf into @out (count * dt->size bytes). */
 void mpil_dt_pack(MPI_Datatype dt, const void *buf, int count, void *out);
 /* Unpacks the first @nbytes packed bytes of @in into elements at @buf. */
 void mpil_dt_unpack(MPI_Datatype dt, const void *in, size_t nbytes, void *buf);
 /* Basic elements in the first @nbytes packed bytes; -1 if @nbytes ends
  * inside a basic element. */
 MPI_Count mpil_dt_elements(MPI_Datatype dt, MPI_Count nbytes);
+
+/* Engine types of the predefined datatypes (MPI_Init), and the end of
+ * every datatype (MPI_Finalize). */
+int mpil_dt_init(void);
+void mpil_dt_fini(void);
+/* The derived types still alive (dtype_create.c), from mpil_dt_fini. */
+void mpil_dt_derived_fini(void);
+
+/* A pending operation keeps a derived datatype alive past MPI_Type_free. */
+static inline void mpil_dt_retain(MPI_Datatype dt)
+{
+	if (!(dt->flags & MPIL_DTF_PREDEFINED))
+		dt->refcount++;
+}
+void mpil_dt_release(MPI_Datatype dt);
 
 static inline int mpil_check_dtype(MPI_Comm comm, MPI_Datatype dt, const char *fname)
 {
@@ -315,6 +422,18 @@ static inline int mpil_check_dtype(MPI_Comm comm, MPI_Datatype dt, const char *f
 	return MPI_SUCCESS;
 }
 
+/* A live datatype handle, committed or not (queries and constructors). */
+static inline int mpil_check_dtype_handle(MPI_Comm comm, MPI_Datatype dt, const char *fname)
+{
+	if (ibx_unlikely(!dt))
+		return mpil_err(comm, MPI_ERR_TYPE, fname, "datatype is MPI_DATATYPE_NULL");
+	if (ibx_unlikely(dt->magic != MPIL_MAGIC_DTYPE))
+		return mpil_err(comm, MPI_ERR_TYPE, fname, "invalid datatype handle %p%s", (void *)dt,
+				dt->magic == MPIL_MAGIC_DEAD || dt->magic == MPIL_MAGIC_ZOMBIE
+					? " (freed)" : "");
+	return MPI_SUCCESS;
+}
+
 static inline int mpil_check_count(MPI_Comm comm, int count, const char *fname)
 {
 	if (ibx_likely(count >= 0))
@@ -323,12 +442,13 @@ static inline int mpil_check_count(MPI_Comm comm, int count, const char *fname)
 }
 
 /* A buffer of @count elements of @dt (already checked) must be addressable:
- * NULL is only fine when nothing is transferred. (Derived types with
- * absolute displacements will be allowed MPI_BOTTOM here.) */
+ * NULL is only fine when nothing is transferred, or as MPI_BOTTOM with a
+ * derived type (absolute addresses from MPI_Get_address). */
 static inline int mpil_check_buf(MPI_Comm comm, const void *buf, int count, MPI_Datatype dt,
 				 const char *fname)
 {
-	if (ibx_likely(buf != NULL && buf != MPI_IN_PLACE) || count == 0 || dt->size == 0)
+	if (ibx_likely(buf != NULL && buf != MPI_IN_PLACE) || count == 0 || dt->size == 0 ||
+	    (buf == NULL && !(dt->flags & MPIL_DTF_PREDEFINED)))
 		return MPI_SUCCESS;
 	return mpil_err(comm, MPI_ERR_BUFFER, fname, "%s buffer with count %d",
 			buf ? "MPI_IN_PLACE as" : "NULL", count);
@@ -372,6 +492,7 @@ enum mpil_req_kind {
 };
 
 #define MPIL_REQF_FREED 0x1u       /* MPI_Request_free'd while active */
+#define MPIL_REQF_HOLDS 0x2u       /* holds references on comm (and dtype, if set) */
 
 typedef struct mpil_request {
 	uint32_t magic;            /* first, as in every handle's object */
@@ -381,7 +502,8 @@ typedef struct mpil_request {
 	MPI_Comm comm;
 	/* receive into a non-contiguous type: unpack tmpbuf into ubuf. (A
 	 * derived dtype must be retained while the request holds it: the
-	 * user may MPI_Type_free it before the receive completes.) */
+	 * user may MPI_Type_free it before the receive completes; see
+	 * mpil_req_hold.) */
 	void *ubuf;
 	MPI_Datatype dtype;
 	void *tmpbuf;              /* packed bytes (malloc'ed), or NULL */
@@ -391,7 +513,21 @@ typedef struct mpil_request {
 
 /* NULL when out of memory. The request is zeroed but for its magic. */
 mpil_request_t *mpil_req_alloc(void);
+/* Drops what the request holds (tmpbuf; with MPIL_REQF_HOLDS its comm and
+ * dtype references) and returns it to the pool. */
 void mpil_req_release(mpil_request_t *req);
+
+/* Sets req->comm and req->dtype (@dt may be NULL) and takes a reference on
+ * each until mpil_req_release: the user may free both while it is active. */
+static inline void mpil_req_hold(mpil_request_t *req, MPI_Comm comm, MPI_Datatype dt)
+{
+	req->comm = comm;
+	req->dtype = dt;
+	mpil_comm_retain(comm);
+	if (dt)
+		mpil_dt_retain(dt);
+	req->flags |= MPIL_REQF_HOLDS;
+}
 /* Frees the pool (MPI_Finalize). */
 void mpil_req_pool_fini(void);
 
@@ -507,7 +643,14 @@ int mpil_coll_sendrecv(MPI_Comm comm, const void *sbuf, size_t slen, int dest, v
  * communicator creation). */
 int mpil_barrier(MPI_Comm comm);
 int mpil_bcast_bytes(void *buf, size_t len, int root, MPI_Comm comm);
+/* @dt predefined (the buffers are in its layout); sendbuf may be MPI_IN_PLACE. */
 int mpil_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,
 		   MPI_Comm comm);
+
+/* The node map of the node-aware collectives (coll.c), built in MPI_Init
+ * once MPI_COMM_WORLD exists (collective over it when the job spans
+ * several nodes) and dropped in MPI_Finalize. */
+int mpil_coll_init(void);
+void mpil_coll_fini(void);
 
 #endif /* MPIL_INT_H */

@@ -13,8 +13,15 @@
  * products wrap around (computed in the unsigned type) rather than being
  * undefined behaviour, as every MPI implementation behaves in practice.
  * MPI_REPLACE and MPI_NO_OP exist for one-sided accumulate only.
+ *
+ * User operations (MPI_Op_create) call the user's function with the
+ * datatype of the call; mpil_op_apply() is the one place that does so.
+ * Whether a non-commutative op sees its operands in rank order is the
+ * collectives' business (coll_reduce.c, coll_scan.c).
  */
 #include "mpil_int.h"
+
+#include <stdlib.h>
 
 /* (kind, C type, unsigned C type of the same width) */
 #define OP_INT_TYPES(X)                                                      \
@@ -252,18 +259,35 @@ OP_PREDEF(mpil_op_minloc, MPIL_OP_MINLOC, G_PAIR, k_minloc, true, "MPI_MINLOC");
 OP_PREDEF(mpil_op_replace, MPIL_OP_REPLACE, G_ALL, NULL, false, "MPI_REPLACE");
 OP_PREDEF(mpil_op_no_op, MPIL_OP_NO_OP, G_ALL, NULL, false, "MPI_NO_OP");
 
-int mpil_check_op(MPI_Comm comm, MPI_Op op, MPI_Datatype dt, const char *fname)
+static int check_op_handle(MPI_Comm comm, MPI_Op op, const char *fname)
 {
 	if (ibx_unlikely(!op))
 		return mpil_err(comm, MPI_ERR_OP, fname, "operation is MPI_OP_NULL");
 	if (ibx_unlikely(op->magic != MPIL_MAGIC_OP))
 		return mpil_err(comm, MPI_ERR_OP, fname, "invalid operation handle %p", (void *)op);
+	return MPI_SUCCESS;
+}
+
+int mpil_check_op(MPI_Comm comm, MPI_Op op, MPI_Datatype dt, const char *fname)
+{
+	MPI_Datatype basic;
+
+	MPIL_CHECK(check_op_handle(comm, op, fname));
 	if (ibx_unlikely(!op->coll_ok))
 		return mpil_err(comm, MPI_ERR_OP, fname, "%s is only for one-sided accumulate",
 				op->name);
-	if (op->predefined && !(op->groups & dt->group))
+	if (!op->predefined)
+		return MPI_SUCCESS;
+	/* A derived type qualifies through the one predefined type it is
+	 * made of (its elements are reduced packed). */
+	basic = dt->basic;
+	if (!basic)
+		return mpil_err(comm, MPI_ERR_OP, fname,
+				"%s needs a datatype made of one predefined type; %s mixes types",
+				op->name, dt->name ? dt->name : "this derived type");
+	if (!(op->groups & basic->group))
 		return mpil_err(comm, MPI_ERR_OP, fname, "%s is not defined for datatype %s",
-				op->name, dt->name ? dt->name : "(derived)");
+				op->name, dt->name ? dt->name : basic->name);
 	return MPI_SUCCESS;
 }
 
@@ -279,4 +303,76 @@ void mpil_op_apply(MPI_Op op, const void *in, void *inout, int count, MPI_Dataty
 
 		op->user_fn((void *)in, inout, &n, &t);
 	}
+}
+
+/* ---- user operations ------------------------------------------------------------------------
+ *
+ * MPI_Op_create'd objects come from a small pool and go back to it on
+ * MPI_Op_free with their magic changed, so a stale handle is reported as
+ * MPI_ERR_OP instead of reading freed memory.
+ */
+static struct mpil_op **op_pool; /* freed objects, for reuse */
+static int op_pool_n, op_pool_cap;
+
+MPIL_PMPI_ALIAS(Op_create)
+int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
+{
+	static const char F[] = "MPI_Op_create";
+	struct mpil_op *o;
+
+	MPIL_CHECK(mpil_check_init(F));
+	if (!user_fn || !op)
+		return mpil_err(NULL, MPI_ERR_ARG, F, "%s is NULL", op ? "user_fn" : "op");
+	o = op_pool_n ? op_pool[--op_pool_n] : malloc(sizeof(*o));
+	if (!o)
+		return mpil_err(NULL, MPI_ERR_NO_MEM, F, "no memory for an operation");
+	*o = (struct mpil_op){
+		.magic = MPIL_MAGIC_OP, .refcount = 1, .id = MPIL_OP_USER,
+		.commutative = commute != 0, .predefined = false, .coll_ok = true,
+		.user_fn = user_fn, .name = "user operation",
+	};
+	*op = o;
+	return MPI_SUCCESS;
+}
+
+MPIL_PMPI_ALIAS(Op_free)
+int PMPI_Op_free(MPI_Op *op)
+{
+	static const char F[] = "MPI_Op_free";
+	struct mpil_op *o;
+
+	MPIL_CHECK(mpil_check_init(F));
+	if (!op)
+		return mpil_err(NULL, MPI_ERR_ARG, F, "op is NULL");
+	MPIL_CHECK(check_op_handle(NULL, *op, F));
+	o = *op;
+	if (o->predefined)
+		return mpil_err(NULL, MPI_ERR_OP, F, "%s is predefined and cannot be freed",
+				o->name);
+	if (op_pool_n == op_pool_cap) {
+		int cap = op_pool_cap ? 2 * op_pool_cap : 16;
+		struct mpil_op **pool = realloc(op_pool, (size_t)cap * sizeof(*pool));
+
+		if (!pool)
+			return mpil_err(NULL, MPI_ERR_NO_MEM, F, "no memory to free an operation");
+		op_pool = pool;
+		op_pool_cap = cap;
+	}
+	o->magic = MPIL_MAGIC_DEAD;
+	op_pool[op_pool_n++] = o;
+	*op = MPI_OP_NULL;
+	return MPI_SUCCESS;
+}
+
+MPIL_PMPI_ALIAS(Op_commutative)
+int PMPI_Op_commutative(MPI_Op op, int *commute)
+{
+	static const char F[] = "MPI_Op_commutative";
+
+	MPIL_CHECK(mpil_check_init(F));
+	MPIL_CHECK(check_op_handle(NULL, op, F));
+	if (!commute)
+		return mpil_err(NULL, MPI_ERR_ARG, F, "commute is NULL");
+	*commute = op->commutative;
+	return MPI_SUCCESS;
 }

@@ -14,8 +14,14 @@
  *   MPI_PROC_NULL           nothing is sent; a receive completes at once with
  *                           source MPI_PROC_NULL, tag MPI_ANY_TAG, count 0
  *
- * Non-contiguous datatypes are packed into a temporary buffer, sent as
- * bytes, and unpacked on the receiving side.
+ * Non-contiguous datatypes (derived ones, padded pairs) are packed into a
+ * temporary buffer by mpil_dt_pack, sent as bytes, and unpacked by
+ * mpil_dt_unpack on the receiving side (on completion, for a nonblocking
+ * receive, which holds its datatype until then: the user may free it).
+ * Contiguous ones, derived or not, go straight from and to the user's
+ * buffer. The message carries no type signature: a receive only learns
+ * the byte count (MPI_Get_count says MPI_UNDEFINED when it is not a whole
+ * number of elements).
  */
 #include "mpil_int.h"
 
@@ -61,6 +67,10 @@ static inline int check_data(const void *buf, int count, MPI_Datatype dt, MPI_Co
 {
 	MPIL_CHECK(mpil_check_count(comm, count, fname));
 	MPIL_CHECK(mpil_check_dtype(comm, dt, fname));
+	if (ibx_unlikely(dt->size > (size_t)INT64_MAX / ((size_t)count + 1)))
+		return mpil_err(comm, MPI_ERR_COUNT, fname,
+				"%d elements of a %zu-byte datatype overflow a message", count,
+				dt->size);
 	return mpil_check_buf(comm, buf, count, dt, fname);
 }
 
@@ -93,10 +103,11 @@ static inline int check_request_ptr(MPI_Comm comm, MPI_Request *request, const c
 
 /* ---- mapping onto the engine ---------------------------------------------------------- */
 
-/* Where the data of a contiguous (buf, dt) starts (no arithmetic on NULL). */
+/* Where the data of a contiguous (buf, dt) starts (no arithmetic on NULL:
+ * buf may be MPI_BOTTOM with absolute displacements). */
 static inline void *data_start(const void *buf, MPI_Datatype dt)
 {
-	return dt->true_lb ? (char *)buf + dt->true_lb : (void *)buf;
+	return (void *)((uintptr_t)buf + (uintptr_t)dt->true_lb);
 }
 
 static inline int source_to_world(MPI_Comm comm, int source)
@@ -268,7 +279,7 @@ static mpil_request_t *req_new(MPI_Comm comm, int kind, const char *fname)
 		mpil_err(comm, MPI_ERR_NO_MEM, fname, "no memory for a request");
 		return NULL;
 	}
-	r->comm = comm;
+	mpil_req_hold(r, comm, NULL);
 	r->kind = (uint8_t)kind;
 	if (kind == MPIL_REQ_DONE) {
 		mpil_status_proc_null(&r->preset);
@@ -337,6 +348,7 @@ int mpil_irecv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_C
 		}
 		r->ubuf = buf;
 		r->dtype = dt;
+		mpil_dt_retain(dt); /* released with the request */
 		data = r->tmpbuf;
 	}
 	recv_match(comm, tag, &t, &mask);

@@ -87,6 +87,13 @@ void mpil_req_release(mpil_request_t *req)
 {
 	free(req->tmpbuf);
 	req->tmpbuf = NULL;
+	if (req->flags & MPIL_REQF_HOLDS) {
+		if (req->dtype)
+			mpil_dt_release(req->dtype);
+		mpil_comm_release(req->comm);
+	}
+	req->flags = 0;
+	req->dtype = NULL;
 	req->magic = MPIL_MAGIC_DEAD;
 	req->next = mpil_g.req_free;
 	mpil_g.req_free = req;

@@ -234,6 +234,12 @@ ibx_status_t ibx_dt_signature(const ibx_dt_t *dt, int64_t count, ibx_dt_sig_t *s
  * a prefix that ends inside an element gives IBX_ERR_UNSUPPORTED. */
 ibx_status_t ibx_dt_sig_match(const ibx_dt_sig_t *sent, const ibx_dt_t *dt, int64_t count);
 
+/* Basic elements wholly inside the first @bytes packed bytes of any number
+ * of @dt (what MPI_Get_elements reports for a message of @bytes bytes).
+ * IBX_ERR_TRUNCATED when @bytes ends inside a basic element (*nelem_p is
+ * then left alone); IBX_ERR_UNSUPPORTED on a layout-only type. */
+ibx_status_t ibx_dt_elements(const ibx_dt_t *dt, int64_t bytes, int64_t *nelem_p);
+
 /* ---- serialised layout (wire.c) ------------------------------------------
  * A committed type's loop program with its type id and version (assigned at
  * commit; an id is reused only after its type is freed, with the version

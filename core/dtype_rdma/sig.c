@@ -181,3 +181,85 @@ ibx_status_t ibx_dt_sig_match(const ibx_dt_sig_t *sent, const ibx_dt_t *dt, int6
 	}
 	return IBX_OK;
 }
+
+/* Basic elements in the first @r packed bytes of one @dt (0 <= r <= size);
+ * -1 when @r ends inside a basic element. Walks one path down the tree. */
+static int64_t elements_prefix(const ibx_dt_t *dt, int64_t r)
+{
+	const ibx_dt_t *c = NULL;
+	int64_t acc = 0, sub;
+
+	for (;;) {
+		if (r == 0)
+			return acc;
+		if (r == dt->size)
+			return acc + dt->nelem;
+		switch (dt->kind) {
+		case DT_CONTIG:
+		case DT_VECTOR:
+		case DT_HVECTOR:
+		case DT_INDEXED:
+		case DT_HINDEXED:
+		case DT_INDEXED_BLOCK:
+		case DT_HINDEXED_BLOCK:
+			/* 0 < r < size: the child has data, so c->size > 0 */
+			c = dt->child;
+			acc += r / c->size * c->nelem;
+			r %= c->size;
+			dt = c;
+			continue;
+		case DT_STRUCT:
+			for (int64_t k = 0; k < dt->count; k++) {
+				c = dt->types[k];
+				sub = dt->blens[k] * c->size; /* <= dt->size */
+				if (sub == 0)
+					continue;
+				if (r >= sub) {
+					acc += dt->blens[k] * c->nelem;
+					r -= sub;
+					continue;
+				}
+				acc += r / c->size * c->nelem;
+				r %= c->size;
+				break;
+			}
+			if (!c)
+				return -1;
+			dt = c;
+			continue;
+		case DT_RESIZED:
+		case DT_DUP:
+		case DT_SUBARRAY:
+			dt = dt->child;
+			continue;
+		default:
+			/* a basic type cut inside, or a remote layout */
+			return dt->kind == DT_BASIC ? -1 : -2;
+		}
+	}
+}
+
+ibx_status_t ibx_dt_elements(const ibx_dt_t *dt, int64_t bytes, int64_t *nelem_p)
+{
+	int64_t n;
+
+	if (!dt || !nelem_p || bytes < 0)
+		return IBX_ERR_INVALID_PARAM;
+	if (dt->size == 0) {
+		*nelem_p = 0;
+		return IBX_OK;
+	}
+	if (!dt_mul(bytes / dt->size, dt->nelem, &n))
+		return IBX_ERR_OVERFLOW;
+	if (bytes % dt->size) {
+		int64_t part = elements_prefix(dt, bytes % dt->size);
+
+		if (part == -2)
+			return IBX_ERR_UNSUPPORTED;
+		if (part < 0)
+			return IBX_ERR_TRUNCATED;
+		n += part;
+	}
+	*nelem_p = n;
+	return IBX_OK;
+}

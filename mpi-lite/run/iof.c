@@ -6,22 +6,30 @@
  *   rank r stdout ──pipe──> run_stream_read ──> launcher stdout
  *   rank r stderr ──pipe──> run_stream_read ──> launcher stderr
  *
- * Without --tag-output the bytes pass through unchanged, as soon as they
- * arrive. With it, every line becomes "[r] line" and is written with one
- * write(), so lines of different ranks never mix; an unfinished line waits
- * for its end (or for end of file, or for RUN_LINE_MAX bytes).
+ * Output is forwarded in whole lines, so that the lines of different ranks
+ * never cut into each other: what ends in a newline goes out at once, an
+ * unfinished line waits for its end, for end of file, for RUN_LINE_MAX
+ * bytes or for RUN_PARTIAL_S seconds (a progress bar, a prompt), whichever
+ * comes first. Without --tag-output the bytes themselves are unchanged;
+ * with it every line becomes "[r] line" (an unfinished line that had to go
+ * out gets a newline).
  *
  * A reader that went away (EPIPE) does not stop the job: its output is
  * dropped from then on.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* memrchr */
+#endif
 #include "run_int.h"
 #include "ibx_int.h"
 
+#include <math.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 #define RUN_LINE_MAX (64 * 1024)
+#define RUN_PARTIAL_S 0.1
 
 static bool out_broken[3];
 
@@ -53,9 +61,10 @@ void run_stream_init(run_stream_t *s, int fd, int out_fd, int rank, bool tag)
 	s->tag = tag;
 	s->line = NULL;
 	s->len = s->cap = 0;
+	s->partial_since = 0;
 }
 
-/* "[r] " + @len bytes + "\n", in one write. */
+/* "[r] " + text + "\n" in one write. */
 static void tag_emit(run_stream_t *s, const char *text, size_t len)
 {
 	char stackbuf[4096];
@@ -79,7 +88,22 @@ static void tag_emit(run_stream_t *s, const char *text, size_t len)
 		free(buf);
 }
 
-static void tag_keep(run_stream_t *s, const char *text, size_t len)
+/* Lets the unfinished line out as it is. */
+static void partial_flush(run_stream_t *s)
+{
+	if (s->len) {
+		if (s->tag)
+			tag_emit(s, s->line, s->len);
+		else
+			out_write(s->out_fd, s->line, s->len);
+	}
+	s->len = 0;
+	s->partial_since = 0;
+}
+
+/* Keeps the start of an unfinished line (flushing it when it grows too
+ * long: then s->len is 0 on return). */
+static void partial_keep(run_stream_t *s, const char *text, size_t len)
 {
 	if (s->len + len > s->cap) {
 		size_t cap = s->cap ? s->cap : 256;
@@ -89,52 +113,82 @@ static void tag_keep(run_stream_t *s, const char *text, size_t len)
 			cap *= 2;
 		nl = realloc(s->line, cap);
 		if (!nl) {
-			/* cannot keep it: emit what we have as a line of its own */
-			tag_emit(s, s->line ? s->line : "", s->len);
-			s->len = 0;
-			tag_emit(s, text, len);
+			/* cannot keep it: let it out now */
+			partial_flush(s);
+			if (s->tag)
+				tag_emit(s, text, len);
+			else
+				out_write(s->out_fd, text, len);
 			return;
 		}
 		s->line = nl;
 		s->cap = cap;
 	}
+	if (s->len == 0)
+		s->partial_since = run_now();
 	memcpy(s->line + s->len, text, len);
 	s->len += len;
+	if (s->len >= RUN_LINE_MAX)
+		partial_flush(s);
 }
 
-static void tag_feed(run_stream_t *s, const char *buf, size_t n)
+static void feed_plain(run_stream_t *s, const char *buf, size_t n)
+{
+	const char *last = memrchr(buf, '\n', n);
+	size_t head;
+
+	if (!last) {
+		partial_keep(s, buf, n);
+		return;
+	}
+	/* the kept start of a line, then every complete line in one write */
+	partial_flush(s);
+	head = (size_t)(last - buf) + 1;
+	out_write(s->out_fd, buf, head);
+	if (head < n)
+		partial_keep(s, buf + head, n - head);
+}
+
+static void feed_tagged(run_stream_t *s, const char *buf, size_t n)
 {
 	while (n) {
 		const char *nl = memchr(buf, '\n', n);
-		size_t chunk = nl ? (size_t)(nl - buf) : n;
+		size_t len;
 
-		if (nl) {
-			if (s->len) {
-				tag_keep(s, buf, chunk);
+		if (!nl) {
+			partial_keep(s, buf, n);
+			return;
+		}
+		len = (size_t)(nl - buf);
+		if (s->len) {
+			/* the end of a line begun in an earlier read */
+			partial_keep(s, buf, len);
+			if (s->len)
 				tag_emit(s, s->line, s->len);
-				s->len = 0;
-			} else {
-				tag_emit(s, buf, chunk);
-			}
-			buf += chunk + 1;
-			n -= chunk + 1;
-			continue;
-		}
-		tag_keep(s, buf, chunk);
-		if (s->len >= RUN_LINE_MAX) {
-			tag_emit(s, s->line, s->len);
 			s->len = 0;
+			s->partial_since = 0;
+		} else {
+			tag_emit(s, buf, len);
 		}
-		n = 0;
+		buf += len + 1;
+		n -= len + 1;
 	}
+}
+
+double run_stream_partial_deadline(const run_stream_t *s)
+{
+	return s->fd >= 0 && s->len ? s->partial_since + RUN_PARTIAL_S : INFINITY;
+}
+
+void run_stream_flush_stale(run_stream_t *s, double now)
+{
+	if (s->len && now >= s->partial_since + RUN_PARTIAL_S)
+		partial_flush(s);
 }
 
 static void stream_close(run_stream_t *s)
 {
-	if (s->tag && s->len) {
-		tag_emit(s, s->line, s->len);
-		s->len = 0;
-	}
+	partial_flush(s);
 	free(s->line);
 	s->line = NULL;
 	s->cap = 0;
@@ -163,9 +217,9 @@ ssize_t run_stream_read(run_stream_t *s)
 		return 0;
 	}
 	if (s->tag)
-		tag_feed(s, buf, (size_t)n);
+		feed_tagged(s, buf, (size_t)n);
 	else
-		out_write(s->out_fd, buf, (size_t)n);
+		feed_plain(s, buf, (size_t)n);
 	return n;
 }
 

@@ -373,6 +373,8 @@ int run_job_supervise(run_job_t *job)
 			for (int k = 0; k < 2; k++) {
 				if (ss[k]->fd < 0)
 					continue;
+				run_stream_flush_stale(ss[k], now);
+				deadline_min(&next, run_stream_partial_deadline(ss[k]));
 				pstreams[nfds] = ss[k];
 				pfds[nfds++] = (struct pollfd){ .fd = ss[k]->fd, .events = POLLIN };
 			}

@@ -21,7 +21,7 @@
  *     supervise: output, reaping,    abort upcall ──> pipe     │ PMIx_Abort?
  *     signals, timeout                                         │ PMIx_Finalize
  *     every rank reaped, output drained                        exit
- *     deregister_nspace, PMIx_server_finalize
+ *     deregister_nspace, PMIx_server_finalize (skipped after a failure)
  *     rm -r tmpdir; rm <IBX_SHM_DIR>/ibx-<jobid>-*
  *     exit with the first failure's status
  *
@@ -476,7 +476,7 @@ int main(int argc, char **argv)
 	const char *shm_dir;
 	int evp[2] = { -1, -1 };
 	int ret = RUN_EXIT_INTERNAL, rc;
-	bool registered = false;
+	bool registered = false, pmix_orderly = true;
 
 	memset(&job, 0, sizeof(job));
 	job.sig_fd = job.event_fd = job.devnull = -1;
@@ -533,9 +533,19 @@ int main(int argc, char **argv)
 
 	run_job_start(&job);
 	ret = run_job_supervise(&job);
+	/*
+	 * libpmix 4.2.2 frees objects it still uses when clients die in the
+	 * middle of a fence (valgrind: freed in pmix_ptl_base_connection_handler,
+	 * then written by PMIx_server_finalize); deregister then hangs or
+	 * finalize crashes. After a failed job the server is therefore left as
+	 * it is and we _exit() once our own cleanup is done: its files all
+	 * live in tmpdir, which goes anyway.
+	 */
+	pmix_orderly = !job.failed;
 
 err_server:
-	run_server_fini(registered ? job.nspace : NULL);
+	if (pmix_orderly && run_server_fini(registered ? job.nspace : NULL) < 0)
+		pmix_orderly = false;
 err_tmpdir:
 	run_tmpdir_remove(tmpdir);
 	/* belt and braces: the shm path unlinks its segments itself, but not
@@ -560,5 +570,7 @@ err_env:
 	run_env_free(job.env);
 err_opts:
 	free(opts.xvars);
+	if (!pmix_orderly)
+		_exit(ret); /* no exit handlers while the PMIx thread still runs */
 	return ret;
 }

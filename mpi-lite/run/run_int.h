@@ -55,8 +55,9 @@ typedef struct run_stream {
 	int out_fd;          /* where it goes: STDOUT_FILENO or STDERR_FILENO */
 	int rank;
 	bool tag;            /* prefix lines with "[rank] " */
-	char *line;          /* tag mode: the unfinished line */
+	char *line;          /* the unfinished line */
 	size_t len, cap;
+	double partial_since; /* when the unfinished line began */
 } run_stream_t;
 
 void run_stream_init(run_stream_t *s, int fd, int out_fd, int rank, bool tag);
@@ -65,6 +66,10 @@ void run_stream_init(run_stream_t *s, int fd, int out_fd, int rank, bool tag);
 ssize_t run_stream_read(run_stream_t *s);
 /* Reads what is left without waiting, flushes an unfinished line, closes. */
 void run_stream_drain_close(run_stream_t *s);
+/* When an unfinished line is due to go out anyway (INFINITY: none)... */
+double run_stream_partial_deadline(const run_stream_t *s);
+/* ... and letting it out once that time has come. */
+void run_stream_flush_stale(run_stream_t *s, double now);
 
 /* ---- the embedded PMIx server (server.c) ---------------------------------- */
 /* What the PMIx progress thread tells the supervision loop, through a pipe. */
@@ -83,7 +88,8 @@ int run_server_register_job(const char *nspace, int np);
 /* Registers rank @rank and adds its PMIx variables to *env_p (a malloc'ed,
  * NULL-terminated array of malloc'ed strings; it may be reallocated). */
 int run_server_setup_client(const char *nspace, int rank, char ***env_p);
-void run_server_fini(const char *nspace);
+/* Orderly shutdown; -1 if libpmix hung in it (the caller must _exit). */
+int run_server_fini(const char *nspace);
 /* Tells PMIx that the event was handled (the aborting rank's PMIx_Abort
  * returns). Called from the supervision loop, never from the PMIx thread:
  * completing the upcall from inside it corrupted libpmix 4.2.2's memory. */

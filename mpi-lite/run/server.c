@@ -11,6 +11,7 @@
  *                           PMIx_server_setup_fork into the rank's environment
  *   (PMIx progress thread)  abort upcall ──(pipe)──> supervision loop
  *   run_server_fini         deregister the namespace, PMIx_server_finalize
+ *                           (only after a job that ended well, see main.c)
  *
  * Fences and gets need no host work: with every client on this one server,
  * libpmix completes them itself (../shared/notes/pmix.md). The fence and
@@ -71,6 +72,29 @@ static pmix_status_t srv_waiter_wait(srv_waiter_t *w)
 	pthread_mutex_unlock(&w->lock);
 	pthread_cond_destroy(&w->cond);
 	pthread_mutex_destroy(&w->lock);
+	return st;
+}
+
+/* As srv_waiter_wait, but gives up after @secs: PMIX_ERR_TIMEOUT, and the
+ * waiter must then stay alive (the callback may still come). */
+static pmix_status_t srv_waiter_wait_for(srv_waiter_t *w, int secs)
+{
+	struct timespec until;
+	pmix_status_t st = PMIX_ERR_TIMEOUT;
+
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += secs;
+	pthread_mutex_lock(&w->lock);
+	while (!w->done)
+		if (pthread_cond_timedwait(&w->cond, &w->lock, &until) == ETIMEDOUT)
+			break;
+	if (w->done)
+		st = w->status;
+	pthread_mutex_unlock(&w->lock);
+	if (st != PMIX_ERR_TIMEOUT) {
+		pthread_cond_destroy(&w->cond);
+		pthread_mutex_destroy(&w->lock);
+	}
 	return st;
 }
 
@@ -366,17 +390,22 @@ int run_server_setup_client(const char *nspace, int rank, char ***env_p)
 	return 0;
 }
 
-void run_server_fini(const char *nspace)
+int run_server_fini(const char *nspace)
 {
-	srv_waiter_t w;
+	static srv_waiter_t w; /* static: a late callback must find it alive */
 	pmix_status_t rc;
 
 	if (nspace && *nspace) {
 		srv_waiter_init(&w);
 		PMIx_server_deregister_nspace(nspace, srv_op_done, &w);
-		(void)srv_waiter_wait(&w);
+		if (srv_waiter_wait_for(&w, 10) == PMIX_ERR_TIMEOUT) {
+			run_msg("the PMIx server did not deregister %s within 10 s; leaving it",
+				nspace);
+			return -1;
+		}
 	}
 	rc = PMIx_server_finalize();
 	if (rc != PMIX_SUCCESS)
 		run_msg("PMIx_server_finalize: %s", PMIx_Error_string(rc));
+	return 0;
 }

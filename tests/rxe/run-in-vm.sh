@@ -22,10 +22,14 @@
 # is shown). The command's stdin is /dev/null. Files it writes outside the
 # working directory stay in the guest (RAM) and are gone after the run.
 # Environment: IBX_RXE_CACHE (kernel cache), IBX_RXE_VERBOSE=1 (boot timing
-# and the full kernel log on stderr), IBX_RXE_SMP (vCPUs, default 2: more
+# and the guest console on stderr; 2: with every kernel message), IBX_RXE_SMP (vCPUs, default 2: more
 # vCPUs than host cores make busy-polling ranks lose their CPU), and those of
 # fetch-kernel.sh.
 # See ../shared/notes/soft-roce-vm.md for why each piece is the way it is.
+# The whole script is one { } group, which bash parses completely before
+# running any of it: a run takes minutes, and editing this file meanwhile
+# must not make the running instance read a shifted text.
+{
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -52,7 +56,7 @@ done
 [[ $MEM =~ ^[0-9]+[MGmg]?$ ]] || { echo "run-in-vm: bad --mem '$MEM'" >&2; exit 2; }
 
 say() { echo "run-in-vm: $*" >&2; }
-verbose() { [ "${IBX_RXE_VERBOSE:-0}" = 1 ] && say "$@"; return 0; }
+verbose() { [ "${IBX_RXE_VERBOSE:-0}" != 0 ] && say "$@"; return 0; }
 
 WORKDIR=$PWD
 # Sharing / read-write would let the guest write anywhere on the host.
@@ -124,8 +128,9 @@ cat "$JOB/err.out" >&2 &
 CAT_ERR=$!
 
 SMP=${IBX_RXE_SMP:-2}
+# The kernel's boot messages cost time on the emulated UART: only at level 2.
 quiet=quiet
-[ "${IBX_RXE_VERBOSE:-0}" = 1 ] && quiet=
+[ "${IBX_RXE_VERBOSE:-0}" = 2 ] && quiet=
 # qemu splits option values at commas; a literal comma is written twice.
 qpath() { printf '%s' "${1//,/,,}"; }
 qemu=(qemu-system-x86_64
@@ -168,7 +173,7 @@ status=$(sed -n 's/^exit \([0-9]*\).*/\1/p' "$JOB/status" 2>/dev/null | tail -n 
 
 show_console() {
 	local n=40
-	[ "${IBX_RXE_VERBOSE:-0}" = 1 ] && n=100000
+	[ "${IBX_RXE_VERBOSE:-0}" != 0 ] && n=100000
 	say "---- guest console (last $n lines) ----"
 	tr -d '\r' <"$JOB/console.log" 2>/dev/null | tail -n $n | sed 's/^/  | /' >&2
 	if [ -s "$JOB/qemu.log" ]; then
@@ -178,16 +183,17 @@ show_console() {
 }
 
 verbose "guest ready after ${ready:-?} s of guest uptime; whole run $(awk "BEGIN {printf \"%.1f\", $t1 - $t0}") s"
-[ "${IBX_RXE_VERBOSE:-0}" = 1 ] && show_console
+[ "${IBX_RXE_VERBOSE:-0}" != 0 ] && show_console
 
 if [ -n "$status" ]; then
 	exit "$status"
 fi
 if [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
 	say "TIMEOUT: the guest did not finish within ${TIMEOUT}s and was killed${ready:+ (it had booted in ${ready}s)}"
-	[ "${IBX_RXE_VERBOSE:-0}" = 1 ] || show_console
+	[ "${IBX_RXE_VERBOSE:-0}" != 0 ] || show_console
 	exit 124
 fi
-say "the VM ended without reporting an exit status (qemu exit $qrc); IBX_RXE_VERBOSE=1 shows the whole kernel log"
-[ "${IBX_RXE_VERBOSE:-0}" = 1 ] || show_console
+say "the VM ended without reporting an exit status (qemu exit $qrc); IBX_RXE_VERBOSE=2 shows the whole kernel log"
+[ "${IBX_RXE_VERBOSE:-0}" != 0 ] || show_console
 exit 125
+}

@@ -23,6 +23,10 @@
 # space or comma separated), IBX_TEST_FILTER (substring of test names),
 # IBX_TEST_NPS (rank counts for the mpi part, default 2,4), and the device
 # overrides of lib.sh (IBX_DEVICE=name:port, IBX_GID_INDEX, IBX_VERBS_SERVER_ADDR).
+# The whole script is one { } group, which bash parses completely before
+# running any of it: a run takes minutes, and editing this file meanwhile
+# must not make the running instance read a shifted text.
+{
 set -uo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 2
@@ -348,3 +352,5 @@ for p in "${parts[@]}"; do
 	"part_$p"
 done
 [ $NFAIL -eq 0 ]
+exit
+}

@@ -14,6 +14,10 @@
  *     kill9 R         rank R sends itself SIGKILL after the exchange
  *     lines N         every rank prints N lines on stdout, N/10 on stderr
  *     env VAR         every rank prints "rank R env VAR=<value>" ("(unset)")
+ *     nofini R        rank R exits 0 after the final barrier without ibx_boot_fini
+ *     shmfile R       rank R creates <IBX_SHM_DIR>/ibx-<jobid>-bootclient<R>, as a
+ *                     shm segment a killed rank leaves behind (the launcher
+ *                     must remove it)
  *
  * Lines it prints (the scripts grep them):
  *   rank R of S: local L [a,b,c] job ID launcher X pid P
@@ -23,6 +27,7 @@
  */
 #include "ibx_int.h"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -42,7 +47,7 @@ static bc_mode_t modes[MAX_MODES];
 static void usage(void)
 {
 	fprintf(stderr, "usage: bootclient [exit R N | abort R N | sleep R | ignoreterm R | "
-			"kill9 R | lines N | env VAR]...\n");
+			"kill9 R | lines N | env VAR | nofini R | shmfile R]...\n");
 	exit(64);
 }
 
@@ -85,7 +90,8 @@ static void parse_modes(int argc, char **argv)
 			m->rank = parse_rank(argv[++i]);
 			m->arg = parse_long(argv[++i]);
 		} else if (!strcmp(argv[i], "sleep") || !strcmp(argv[i], "ignoreterm") ||
-			   !strcmp(argv[i], "kill9")) {
+			   !strcmp(argv[i], "kill9") || !strcmp(argv[i], "nofini") ||
+			   !strcmp(argv[i], "shmfile")) {
 			if (i + 1 >= argc)
 				usage();
 			m->rank = parse_rank(argv[++i]);
@@ -243,6 +249,21 @@ int main(int argc, char **argv)
 				       rank, l, m->arg);
 			for (long l = 0; l < m->arg / 10; l++)
 				fprintf(stderr, "rank %d errline %ld\n", rank, l);
+		} else if (!strcmp(m->name, "shmfile")) {
+			const char *dir = getenv("IBX_SHM_DIR");
+			char path[512];
+			int fd;
+
+			snprintf(path, sizeof(path), "%s/ibx-%s-bootclient%d",
+				 dir && *dir ? dir : "/dev/shm", ibx_boot_job_id(boot), rank);
+			fd = open(path, O_CREAT | O_WRONLY, 0600);
+			if (fd < 0) {
+				printf("rank %d: cannot create %s: %s\n", rank, path,
+				       strerror(errno));
+			} else {
+				printf("rank %d: created %s\n", rank, path);
+				close(fd);
+			}
 		} else if (!strcmp(m->name, "exit")) {
 			printf("rank %d: exiting with %ld\n", rank, m->arg);
 			fflush(stdout);
@@ -279,6 +300,13 @@ int main(int argc, char **argv)
 		fflush(stdout);
 		for (;;)
 			pause();
+	}
+	for (int i = 0; i < nmodes; i++) {
+		if (!strcmp(modes[i].name, "nofini") && applies(&modes[i], rank)) {
+			printf("rank %d: done without fini\n", rank);
+			fflush(stdout);
+			_exit(0);
+		}
 	}
 	ibx_boot_fini(boot);
 	printf("rank %d: done\n", rank);

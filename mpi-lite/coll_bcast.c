@@ -1,0 +1,152 @@
+/*
+ * coll_bcast.c — broadcast of bytes within a group.
+ *
+ * Short messages: binomial tree from the root (ranks relative to the root):
+ *
+ *     0 ──► 4 ──► 6 ──► 7         a rank receives once from its parent
+ *     │     └───► 5                (vr - lowest set bit of vr), then sends
+ *     ├───► 2 ──► 3                to vr + 2^j for each 2^j below that bit
+ *     └───► 1
+ *
+ * Long messages (van de Geijn): the message is cut into p chunks, scattered
+ * down the same binomial tree (each rank gets the chunks of its subtree),
+ * then a ring allgather passes every chunk around; the root only sends, so
+ * its buffer is never written. log p + p - 1 steps moving about 2n bytes
+ * per rank instead of n log p at the root.
+ *
+ * Two ranks: one send, whatever the size (the scatter + ring would move the
+ * same bytes in two steps).
+ *
+ * Several nodes: the root's message first goes to one representative per
+ * node (the root itself on its own node), then each representative
+ * broadcasts inside its node — every byte crosses the network once per
+ * node instead of once per remote rank.
+ */
+#include "coll_int.h"
+
+static inline int real_rank(int vr, int root, int n)
+{
+	return (vr + root) % n;
+}
+
+int coll_bcast_binomial(const coll_grp_t *g, void *buf, size_t len, int root, int tag)
+{
+	int n = g->size, vr = (g->rank - root + n) % n, mask = 1, err;
+
+	while (mask < n) {
+		if (vr & mask) {
+			err = coll_recv(g, buf, len, real_rank(vr - mask, root, n), tag);
+			if (err != MPI_SUCCESS)
+				return err;
+			break;
+		}
+		mask <<= 1;
+	}
+	for (mask >>= 1; mask > 0; mask >>= 1) {
+		if (vr + mask < n) {
+			err = coll_send(g, buf, len, real_rank(vr + mask, root, n), tag);
+			if (err != MPI_SUCCESS)
+				return err;
+		}
+	}
+	return MPI_SUCCESS;
+}
+
+/* Offset of chunk @i of @n equal chunks of @len bytes (the last ones may be
+ * short or empty). */
+static inline size_t chunk_off(size_t len, int n, int i)
+{
+	size_t c = (len + (size_t)n - 1) / (size_t)n, off = c * (size_t)i;
+
+	return off < len ? off : len;
+}
+
+int coll_bcast_scatter_ring(const coll_grp_t *g, void *vbuf, size_t len, int root)
+{
+	int n = g->size, vr = (g->rank - root + n) % n, mask = 1, err;
+	char *buf = vbuf;
+
+	/* Scatter: a subtree rooted at vr (size mask) gets chunks [vr, vr+mask). */
+	while (mask < n) {
+		if (vr & mask) {
+			int hi = vr + mask < n ? vr + mask : n;
+			size_t a = chunk_off(len, n, vr), b = chunk_off(len, n, hi);
+
+			err = coll_recv(g, buf + a, b - a, real_rank(vr - mask, root, n), CT_BCAST);
+			if (err != MPI_SUCCESS)
+				return err;
+			break;
+		}
+		mask <<= 1;
+	}
+	for (mask >>= 1; mask > 0; mask >>= 1) {
+		if (vr + mask < n) {
+			int hi = vr + 2 * mask < n ? vr + 2 * mask : n;
+			size_t a = chunk_off(len, n, vr + mask), b = chunk_off(len, n, hi);
+
+			err = coll_send(g, buf + a, b - a, real_rank(vr + mask, root, n), CT_BCAST);
+			if (err != MPI_SUCCESS)
+				return err;
+		}
+	}
+	/* Ring allgather: at step i, pass chunk vr - i right, take chunk
+	 * vr - i - 1 from the left. The root has everything and never
+	 * receives, so its left neighbour never sends to it. */
+	int left = (vr - 1 + n) % n, right = (vr + 1) % n;
+
+	for (int i = 0; i < n - 1; i++) {
+		int sc = (vr - i + n) % n, rc = (vr - i - 1 + n) % n;
+		size_t sa = chunk_off(len, n, sc), sb = chunk_off(len, n, sc + 1);
+		size_t ra = chunk_off(len, n, rc), rb = chunk_off(len, n, rc + 1);
+
+		if (vr == 0)
+			err = coll_send(g, buf + sa, sb - sa, real_rank(right, root, n),
+					CT_BCAST_RING);
+		else if (right == 0)
+			err = coll_recv(g, buf + ra, rb - ra, real_rank(left, root, n),
+					CT_BCAST_RING);
+		else
+			err = coll_sendrecv(g, buf + sa, sb - sa, real_rank(right, root, n),
+					    buf + ra, rb - ra, real_rank(left, root, n),
+					    CT_BCAST_RING);
+		if (err != MPI_SUCCESS)
+			return err;
+	}
+	return MPI_SUCCESS;
+}
+
+/* Flat broadcast within @g, algorithm by size. */
+static int bcast_flat(const coll_grp_t *g, void *buf, size_t len, int root, int tag)
+{
+	if (g->size == 1 || len == 0)
+		return MPI_SUCCESS;
+	if (g->size == 2 || len <= COLL_BCAST_SHORT_MAX || len < (size_t)g->size)
+		return coll_bcast_binomial(g, buf, len, root, tag);
+	return coll_bcast_scatter_ring(g, buf, len, root);
+}
+
+int coll_bcast(const coll_grp_t *g, void *buf, size_t len, int root)
+{
+	coll_hier_t h;
+	int err;
+
+	if (g->size == 1 || len == 0)
+		return MPI_SUCCESS;
+	if (g->ranks || !coll_multinode(g->comm))
+		return bcast_flat(g, buf, len, root, CT_BCAST);
+	coll_hier_get(g->comm, root, &h);
+	if (h.is_rep && h.inter.size > 1) {
+		err = bcast_flat(&h.inter, buf, len, h.inter_root, CT_BCAST);
+		if (err != MPI_SUCCESS)
+			return err;
+	}
+	return bcast_flat(&h.intra, buf, len, h.intra_root, CT_BCAST_INTRA);
+}
+
+int mpil_bcast_bytes(void *buf, size_t len, int root, MPI_Comm comm)
+{
+	coll_grp_t g;
+
+	coll_grp_comm(&g, comm);
+	return coll_bcast(&g, buf, len, root);
+}

@@ -1,0 +1,516 @@
+/*
+ * coll_reduce.c — reduce, allreduce and reduce-scatter within a group, on
+ * work buffers (coll_int.h: "Reductions").
+ *
+ * Operands are always combined lower rank first (x_lo op x_hi), so
+ * non-commutative operations get the rank order MPI requires; commutative
+ * ones are free to use trees rooted anywhere and rings.
+ *
+ * Reduce, short or non-commutative: binomial tree. A rank combines what its
+ * subtree sends (x_mine op x_subtree: the subtree holds the higher relative
+ * ranks) and passes the result to its parent. For a non-commutative op the
+ * tree is rooted at rank 0 (relative = real ranks, so every subtree is a
+ * contiguous run of ranks above its root) and rank 0 forwards the result to
+ * the root.
+ *
+ * Reduce, long and commutative (Rabenseifner's idea with a ring): ring
+ * reduce-scatter, after which rank i holds the reduction of segment i, then
+ * every rank sends its segment to the root: 2n bytes per rank instead of
+ * n log p at the root.
+ *
+ * Allreduce, short (or a non-commutative op, or a derived work type):
+ * recursive doubling. With p' = the largest power of two <= p and
+ * r = p - p', the first 2r ranks fold pairwise (even into odd) so p' ranks
+ * exchange-and-reduce in log2 p' rounds; the folded-out ranks get the
+ * result back at the end.
+ *
+ * Allreduce, two ranks and a commutative op: one exchange of the whole
+ * vector and one local reduction (each rank computes x_mine op x_other
+ * straight into its receive buffer).
+ *
+ * Allreduce, long: ring reduce-scatter (p-1 steps, each rank ends owning
+ * the full reduction of one segment), then ring allgather (p-1 steps).
+ * Every segment is reduced by exactly one rank, so all ranks get identical
+ * bits.
+ *
+ * Allreduce across nodes (commutative op): reduce inside each node to its
+ * representative, allreduce among the representatives, broadcast inside
+ * each node.
+ *
+ * Reduce-scatter, commutative: the same ring, with the segment sizes the
+ * caller gives, arranged so that rank i ends with segment i. Otherwise:
+ * reduce to rank 0 and scatter the segments.
+ */
+#include "coll_int.h"
+
+void coll_red_init(coll_red_t *rd, MPI_Op op, MPI_Datatype dt)
+{
+	rd->op = op;
+	rd->dt = dt;
+	rd->ext = (size_t)dt->extent;
+	rd->whole = !(dt->flags & MPIL_DTF_PREDEFINED);
+	rd->lo = rd->whole ? dt->true_lb : 0;
+	rd->commute = op->commutative;
+}
+
+void *coll_red_alloc(const coll_red_t *rd, int n, void **base_p)
+{
+	size_t bytes = red_span(rd, n);
+	char *base = malloc(bytes ? bytes : 1);
+
+	*base_p = base;
+	return base ? base - rd->lo : NULL;
+}
+
+/* Copies the @n elements of work buffer @src into @dst. */
+static void red_copy(const coll_red_t *rd, void *dst, const void *src, int n)
+{
+	if (dst != src)
+		memcpy(red_first(rd, dst), red_first(rd, (void *)src), red_span(rd, n));
+}
+
+static int red_send(const coll_grp_t *g, const coll_red_t *rd, const void *buf, int n, int dst,
+		    int tag)
+{
+	return coll_send(g, red_first(rd, (void *)buf), red_span(rd, n), dst, tag);
+}
+
+static int red_recv(const coll_grp_t *g, const coll_red_t *rd, void *buf, int n, int src,
+		    int tag)
+{
+	return coll_recv(g, red_first(rd, buf), red_span(rd, n), src, tag);
+}
+
+/* First element of segment @i when @count elements are split in @n. */
+static inline int seg_start(int count, int n, int i)
+{
+	return (int)((long long)count * i / n);
+}
+
+/* ---- reduce -------------------------------------------------------------------------------- */
+
+static int reduce_binomial(const coll_grp_t *g, const void *in, void *rbuf, int n,
+			   const coll_red_t *rd, int root)
+{
+	int p = g->size, r = g->rank, troot = rd->commute ? root : 0;
+	int vr = (r - troot + p) % p, err = MPI_SUCCESS;
+	const void *cur = in;          /* the partial result so far */
+	void *spare[2] = { NULL, NULL }, *base[2] = { NULL, NULL };
+	int nspare = 0;
+
+	/* Writable buffers to receive into: the root's rbuf (skipped while it
+	 * holds cur, as in place), temporaries. Two suffice: cur alternates. */
+	if (r == root)
+		spare[nspare++] = rbuf;
+	for (int mask = 1; mask < p; mask <<= 1) {
+		if (vr & mask) {
+			err = red_send(g, rd, cur, n, (vr - mask + troot) % p, CT_RED_TREE);
+			break;
+		}
+		if (vr + mask >= p)
+			continue;
+		/* A buffer that does not hold cur. */
+		void *x = NULL;
+
+		for (int i = 0; i < 2 && !x; i++) {
+			if (i >= nspare) {
+				spare[i] = coll_red_alloc(rd, n, &base[i]);
+				if (!spare[i]) {
+					err = MPI_ERR_NO_MEM;
+					goto out;
+				}
+				nspare++;
+			}
+			if (spare[i] != cur)
+				x = spare[i];
+		}
+		err = red_recv(g, rd, x, n, (vr + mask + troot) % p, CT_RED_TREE);
+		if (err != MPI_SUCCESS)
+			goto out;
+		red_apply(rd, cur, x, n); /* x = mine op subtree */
+		cur = x;
+	}
+	if (err != MPI_SUCCESS)
+		goto out;
+	if (troot != root) {
+		/* Non-commutative: rank 0 has the result, the root wants it. */
+		if (r == 0)
+			err = red_send(g, rd, cur, n, root, CT_RED_ROOT);
+		else if (r == root)
+			err = red_recv(g, rd, rbuf, n, 0, CT_RED_ROOT);
+	} else if (r == root && cur != rbuf) {
+		red_copy(rd, rbuf, cur, n);
+	}
+out:
+	free(base[0]);
+	free(base[1]);
+	return err;
+}
+
+/* Ring reduce-scatter over @acc (every rank's full input, overwritten):
+ * afterwards segment i of rank i's acc holds the reduction. Segment i is
+ * counts[i] elements at displs[i]; @tmp holds the largest segment. */
+static int rs_ring(const coll_grp_t *g, char *acc, char *tmp, const int *counts,
+		   const int *displs, const coll_red_t *rd, int tag)
+{
+	int p = g->size, r = g->rank, left = (r - 1 + p) % p, right = (r + 1) % p, err;
+	size_t ext = rd->ext;
+
+	for (int s = 0; s < p - 1; s++) {
+		int ss = (r - s - 1 + p) % p, rs = (r - s - 2 + 2 * p) % p;
+
+		err = coll_sendrecv(g, acc + (size_t)displs[ss] * ext, (size_t)counts[ss] * ext,
+				    right, tmp, (size_t)counts[rs] * ext, left, tag);
+		if (err != MPI_SUCCESS)
+			return err;
+		red_apply(rd, tmp, acc + (size_t)displs[rs] * ext, counts[rs]);
+	}
+	return MPI_SUCCESS;
+}
+
+/* Even segments of @n elements: counts/displs of p entries. */
+static int even_segments(int n, int p, int **counts_p, int **displs_p)
+{
+	int *c = malloc(2 * (size_t)p * sizeof(int));
+
+	if (!c)
+		return MPI_ERR_NO_MEM;
+	for (int i = 0; i < p; i++) {
+		c[p + i] = seg_start(n, p, i);
+		c[i] = seg_start(n, p, i + 1) - c[p + i];
+	}
+	*counts_p = c;
+	*displs_p = c + p;
+	return MPI_SUCCESS;
+}
+
+static int reduce_rs_gather(const coll_grp_t *g, const void *in, void *rbuf, int n,
+			    const coll_red_t *rd, int root)
+{
+	int p = g->size, r = g->rank, *counts, *displs, err;
+	size_t ext = rd->ext;
+	char *acc, *tmp = NULL;
+	void *acc_base = NULL;
+
+	err = even_segments(n, p, &counts, &displs);
+	if (err != MPI_SUCCESS)
+		return err;
+	if (r == root) {
+		acc = rbuf;
+	} else {
+		acc = coll_red_alloc(rd, n, &acc_base);
+		if (!acc) {
+			err = MPI_ERR_NO_MEM;
+			goto out;
+		}
+	}
+	red_copy(rd, acc, in, n);
+	tmp = malloc(((size_t)n / (size_t)p + 1) * ext);
+	if (!tmp) {
+		err = MPI_ERR_NO_MEM;
+		goto out;
+	}
+	err = rs_ring(g, acc, tmp, counts, displs, rd, CT_RED_RS);
+	if (err != MPI_SUCCESS)
+		goto out;
+	if (r != root) {
+		err = coll_send(g, acc + (size_t)displs[r] * ext, (size_t)counts[r] * ext, root,
+				CT_RED_GATHER);
+	} else {
+		ibx_request_t *rq = malloc((size_t)p * sizeof(*rq));
+		int k = 0;
+
+		if (!rq) {
+			err = MPI_ERR_NO_MEM;
+			goto out;
+		}
+		for (int i = 0; i < p && err == MPI_SUCCESS; i++) {
+			if (i == root)
+				continue;
+			err = coll_irecv(g, acc + (size_t)displs[i] * ext, (size_t)counts[i] * ext,
+					 i, CT_RED_GATHER, &rq[k]);
+			if (err != MPI_SUCCESS)
+				coll_abandon(rq, k);
+			else
+				k++;
+		}
+		if (err == MPI_SUCCESS)
+			err = coll_waitall(rq, k);
+		free(rq);
+	}
+out:
+	free(tmp);
+	free(acc_base);
+	free(counts);
+	return err;
+}
+
+int coll_reduce(const coll_grp_t *g, const void *sbuf, void *rbuf, int n,
+		const coll_red_t *rd, int root)
+{
+	const void *in = sbuf ? sbuf : rbuf;
+
+	if (n == 0)
+		return MPI_SUCCESS;
+	if (g->size == 1) {
+		red_copy(rd, rbuf, in, n);
+		return MPI_SUCCESS;
+	}
+	if (rd->commute && !rd->whole && g->size > 2 && n >= g->size &&
+	    red_span(rd, n) > COLL_REDUCE_SHORT_MAX)
+		return reduce_rs_gather(g, in, rbuf, n, rd, root);
+	return reduce_binomial(g, in, rbuf, n, rd, root);
+}
+
+/* ---- allreduce ----------------------------------------------------------------------------- */
+
+static int allreduce_recursive_doubling(const coll_grp_t *g, char *rbuf, int n,
+					const coll_red_t *rd)
+{
+	int p = g->size, r = g->rank, pof2 = 1, rem, newrank, err = MPI_SUCCESS;
+	void *tbase;
+	char *acc = rbuf, *tmp = coll_red_alloc(rd, n, &tbase);
+
+	if (!tmp)
+		return MPI_ERR_NO_MEM;
+	while (pof2 * 2 <= p)
+		pof2 *= 2;
+	rem = p - pof2;
+	/* Fold: among the first 2*rem ranks, even ones hand their operand to
+	 * the next odd one and sit out the exchange. */
+	if (r < 2 * rem) {
+		if (r % 2 == 0) {
+			err = red_send(g, rd, acc, n, r + 1, CT_ALLRED_FOLD);
+			newrank = -1;
+		} else {
+			err = red_recv(g, rd, tmp, n, r - 1, CT_ALLRED_FOLD);
+			if (err == MPI_SUCCESS)
+				red_apply(rd, tmp, acc, n); /* (r-1) op r */
+			newrank = r / 2;
+		}
+		if (err != MPI_SUCCESS)
+			goto out;
+	} else {
+		newrank = r - rem;
+	}
+	if (newrank >= 0) {
+		for (int mask = 1; mask < pof2; mask <<= 1) {
+			int newdst = newrank ^ mask;
+			int dst = newdst < rem ? newdst * 2 + 1 : newdst + rem;
+
+			err = coll_sendrecv(g, red_first(rd, acc), red_span(rd, n), dst,
+					    red_first(rd, tmp), red_span(rd, n), dst, CT_ALLRED_RD);
+			if (err != MPI_SUCCESS)
+				goto out;
+			if (dst < r) {
+				red_apply(rd, tmp, acc, n); /* theirs op mine */
+			} else {
+				char *t = acc;
+
+				red_apply(rd, acc, tmp, n); /* mine op theirs */
+				acc = tmp;
+				tmp = t;
+			}
+		}
+		if (acc != rbuf)
+			red_copy(rd, rbuf, acc, n);
+	}
+	if (r < 2 * rem) {
+		if (r % 2 == 0)
+			err = red_recv(g, rd, rbuf, n, r + 1, CT_ALLRED_UNFOLD);
+		else
+			err = red_send(g, rd, rbuf, n, r - 1, CT_ALLRED_UNFOLD);
+	}
+out:
+	free(tbase);
+	return err;
+}
+
+/* Two ranks, commutative op: swap whole vectors, reduce locally. */
+static int allreduce_pair(const coll_grp_t *g, const void *sbuf, char *rbuf, int n,
+			  const coll_red_t *rd)
+{
+	int other = 1 - g->rank, err;
+	size_t bytes = red_span(rd, n);
+	void *tbase = NULL;
+	char *tmp;
+
+	if (sbuf) {
+		err = coll_sendrecv(g, sbuf, bytes, other, rbuf, bytes, other, CT_ALLRED_RD);
+		if (err == MPI_SUCCESS)
+			red_apply(rd, sbuf, rbuf, n); /* mine op theirs */
+		return err;
+	}
+	tmp = coll_red_alloc(rd, n, &tbase);
+	if (!tmp)
+		return MPI_ERR_NO_MEM;
+	err = coll_sendrecv(g, rbuf, bytes, other, tmp, bytes, other, CT_ALLRED_RD);
+	if (err == MPI_SUCCESS)
+		red_apply(rd, tmp, rbuf, n); /* theirs op mine */
+	free(tbase);
+	return err;
+}
+
+static int allreduce_ring(const coll_grp_t *g, char *acc, int n, const coll_red_t *rd)
+{
+	int p = g->size, r = g->rank, left = (r - 1 + p) % p, right = (r + 1) % p, err;
+	int *counts, *displs;
+	size_t ext = rd->ext;
+	char *tmp;
+
+	err = even_segments(n, p, &counts, &displs);
+	if (err != MPI_SUCCESS)
+		return err;
+	tmp = malloc(((size_t)n / (size_t)p + 1) * ext);
+	if (!tmp) {
+		free(counts);
+		return MPI_ERR_NO_MEM;
+	}
+	err = rs_ring(g, acc, tmp, counts, displs, rd, CT_ALLRED_RS);
+	/* Allgather the complete segments around the ring: rank r starts
+	 * with segment r. */
+	for (int s = 0; s < p - 1 && err == MPI_SUCCESS; s++) {
+		int ss = (r - s + p) % p, rs = (r - s - 1 + p) % p;
+
+		err = coll_sendrecv(g, acc + (size_t)displs[ss] * ext, (size_t)counts[ss] * ext,
+				    right, acc + (size_t)displs[rs] * ext, (size_t)counts[rs] * ext,
+				    left, CT_ALLRED_AG);
+	}
+	free(tmp);
+	free(counts);
+	return err;
+}
+
+static int allreduce_flat(const coll_grp_t *g, const void *sbuf, void *rbuf, int n,
+			  const coll_red_t *rd)
+{
+	bool longmsg = red_span(rd, n) > COLL_ALLREDUCE_SHORT_MAX;
+
+	if (g->size == 2 && rd->commute && !rd->whole)
+		return allreduce_pair(g, sbuf, rbuf, n, rd);
+	if (sbuf)
+		red_copy(rd, rbuf, sbuf, n);
+	if (g->size == 1)
+		return MPI_SUCCESS;
+	if (rd->commute && !rd->whole && longmsg && n >= g->size)
+		return allreduce_ring(g, rbuf, n, rd);
+	return allreduce_recursive_doubling(g, rbuf, n, rd);
+}
+
+int coll_allreduce(const coll_grp_t *g, const void *sbuf, void *rbuf, int n,
+		   const coll_red_t *rd)
+{
+	coll_hier_t h;
+	int err;
+
+	if (n == 0)
+		return MPI_SUCCESS;
+	if (g->ranks || !rd->commute || !coll_multinode(g->comm))
+		return allreduce_flat(g, sbuf, rbuf, n, rd);
+	coll_hier_get(g->comm, 0, &h);
+	err = coll_reduce(&h.intra, sbuf, rbuf, n, rd, h.intra_root);
+	if (err == MPI_SUCCESS && h.is_rep && h.inter.size > 1)
+		err = allreduce_flat(&h.inter, NULL, rbuf, n, rd);
+	if (err == MPI_SUCCESS && h.intra.size > 1)
+		err = coll_bcast(&h.intra, red_first(rd, rbuf), red_span(rd, n), h.intra_root);
+	return err;
+}
+
+int mpil_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,
+		   MPI_Comm comm)
+{
+	coll_grp_t g;
+	coll_red_t rd;
+
+	coll_grp_comm(&g, comm);
+	coll_red_init(&rd, op, dt);
+	return coll_allreduce(&g, sendbuf == MPI_IN_PLACE ? NULL : sendbuf, recvbuf, count, &rd);
+}
+
+/* ---- reduce-scatter ------------------------------------------------------------------------- */
+
+int coll_reduce_scatter(const coll_grp_t *g, const void *sbuf, void *rbuf, const int *counts,
+			const coll_red_t *rd)
+{
+	int p = g->size, r = g->rank, total = 0, err;
+	int *displs = malloc((size_t)p * sizeof(int));
+	const void *in = sbuf ? sbuf : rbuf;
+	void *acc_base = NULL;
+	char *acc = NULL, *tmp = NULL;
+	size_t maxseg = 0;
+
+	if (!displs)
+		return MPI_ERR_NO_MEM;
+	for (int i = 0; i < p; i++) {
+		displs[i] = total;
+		total += counts[i];
+		if ((size_t)counts[i] > maxseg)
+			maxseg = (size_t)counts[i];
+	}
+	err = MPI_SUCCESS;
+	if (total == 0)
+		goto out;
+	if (p == 1) {
+		red_copy(rd, rbuf, in, counts[0]);
+		goto out;
+	}
+	acc = coll_red_alloc(rd, total, &acc_base);
+	if (!acc) {
+		err = MPI_ERR_NO_MEM;
+		goto out;
+	}
+	if (rd->commute && !rd->whole) {
+		red_copy(rd, acc, in, total);
+		tmp = malloc(maxseg * rd->ext + 1);
+		if (!tmp) {
+			err = MPI_ERR_NO_MEM;
+			goto out;
+		}
+		err = rs_ring(g, acc, tmp, counts, displs, rd, CT_RS_RING);
+		if (err == MPI_SUCCESS)
+			memcpy(rbuf, acc + (size_t)displs[r] * rd->ext, (size_t)counts[r] * rd->ext);
+		goto out;
+	}
+	/* Reduce the whole vector to rank 0 (in rank order), then hand out the
+	 * segments. */
+	err = coll_reduce(g, in, acc, total, rd, 0);
+	if (err != MPI_SUCCESS)
+		goto out;
+	if (r == 0) {
+		ibx_request_t *rq = malloc((size_t)p * sizeof(*rq));
+		int k = 0;
+
+		if (!rq) {
+			err = MPI_ERR_NO_MEM;
+			goto out;
+		}
+		for (int i = 1; i < p && err == MPI_SUCCESS; i++) {
+			if (rd->whole) {
+				/* Derived work type: the segment is elements of it. */
+				char *a = red_first(rd, acc + (size_t)displs[i] * rd->ext);
+
+				err = coll_isend(g, a, red_span(rd, counts[i]), i, CT_RS_SCATTER,
+						 &rq[k]);
+			} else {
+				err = coll_isend(g, acc + (size_t)displs[i] * rd->ext,
+						 (size_t)counts[i] * rd->ext, i, CT_RS_SCATTER, &rq[k]);
+			}
+			if (err != MPI_SUCCESS)
+				coll_abandon(rq, k);
+			else
+				k++;
+		}
+		if (err == MPI_SUCCESS)
+			err = coll_waitall(rq, k);
+		free(rq);
+		if (err == MPI_SUCCESS)
+			red_copy(rd, rbuf, acc, counts[0]);
+	} else {
+		err = red_recv(g, rd, rbuf, counts[r], 0, CT_RS_SCATTER);
+	}
+out:
+	free(tmp);
+	free(acc_base);
+	free(displs);
+	return err;
+}

@@ -1,0 +1,481 @@
+/*
+ * dtype_create.c — derived datatypes: the MPI-3.1 type constructors,
+ * MPI_Type_commit and MPI_Type_free, on top of core/dtype_rdma.
+ *
+ * Each constructor checks its arguments (MPI error classes: a negative
+ * count is MPI_ERR_COUNT, a negative block length or a bad array
+ * MPI_ERR_ARG, a null/freed/invalid old type MPI_ERR_TYPE), converts
+ * them to the engine's 64-bit form and wraps the engine type in a handle
+ * whose size, bounds and element count it copies:
+ *
+ *   MPI_Type_vector(3, 2, 4, MPI_INT)  ──►  ibx_dt_vector(3, 2, 4, <int>)
+ *        handle { size 24, lb 0, extent 40, engine ─► ibx_dt_t }
+ *
+ * Commit compiles the engine's loop program; a type whose elements tile
+ * memory without gaps (the engine's "dense") is marked MPIL_DTF_CONTIG and
+ * then moves without packing. A handle freed while a pending operation
+ * holds it becomes a zombie (dead to the user) until that operation
+ * releases it.
+ */
+#include "mpil_int.h"
+#include "dtype_rdma/dtype.h"
+
+#include <stdlib.h>
+
+static mpil_pool_t dt_pool = MPIL_POOL_INIT(struct mpil_datatype);
+
+static void dt_destroy(MPI_Datatype dt)
+{
+	ibx_dt_t *e = dt->engine;
+
+	if (e)
+		ibx_dt_free(&e);
+	if (dt->flags & MPIL_DTF_NAME_OWNED)
+		free((char *)dt->name);
+	mpil_pool_put(&dt_pool, dt);
+}
+
+void mpil_dt_release(MPI_Datatype dt)
+{
+	if (dt->flags & MPIL_DTF_PREDEFINED)
+		return;
+	if (--dt->refcount == 0)
+		dt_destroy(dt);
+}
+
+static void dt_destroy_live(void *obj)
+{
+	MPI_Datatype dt = obj;
+	ibx_dt_t *e = dt->engine;
+
+	if (e)
+		ibx_dt_free(&e);
+	if (dt->flags & MPIL_DTF_NAME_OWNED)
+		free((char *)dt->name);
+}
+
+void mpil_dt_derived_fini(void)
+{
+	mpil_pool_fini(&dt_pool, dt_destroy_live);
+}
+
+/* An engine failure to build a type, as an MPI error. */
+static int engine_err(ibx_status_t st, const char *fname)
+{
+	switch (st) {
+	case IBX_ERR_NO_MEMORY:
+		return mpil_err(NULL, MPI_ERR_NO_MEM, fname, "no memory for the datatype");
+	case IBX_ERR_OVERFLOW:
+		return mpil_err(NULL, MPI_ERR_ARG, fname,
+				"the datatype's size, bounds or displacements overflow 64 bits");
+	case IBX_ERR_NO_RESOURCE:
+		return mpil_err(NULL, MPI_ERR_TYPE, fname,
+				"datatype nested deeper than %d constructors or too large to commit",
+				IBX_DT_MAX_TREE_DEPTH);
+	default:
+		return mpil_err(NULL, MPI_ERR_ARG, fname, "invalid datatype construction: %s",
+				ibx_status_str(st));
+	}
+}
+
+/* Wraps the new engine type @e (owned from here on) in a handle. */
+static int dt_wrap(ibx_dt_t *e, MPI_Datatype basic, MPI_Datatype *newtype, const char *fname)
+{
+	ibx_dt_info_t in;
+	MPI_Datatype dt;
+
+	if (ibx_dt_query(e, &in) != IBX_OK) {
+		ibx_dt_free(&e);
+		return mpil_err(NULL, MPI_ERR_INTERN, fname, "cannot query the new datatype");
+	}
+	dt = mpil_pool_get(&dt_pool);
+	if (!dt) {
+		ibx_dt_free(&e);
+		return mpil_err(NULL, MPI_ERR_NO_MEM, fname, "no memory for a datatype");
+	}
+	dt->magic = MPIL_MAGIC_DTYPE;
+	dt->refcount = 1;
+	dt->kind = MPIL_DT_DERIVED;
+	dt->group = MPIL_DTG_NONE;
+	dt->size = (size_t)in.size;
+	dt->lb = (MPI_Aint)in.lb;
+	dt->extent = (MPI_Aint)in.extent;
+	dt->true_lb = (MPI_Aint)in.true_lb;
+	dt->true_extent = (MPI_Aint)in.true_extent;
+	dt->elements = (MPI_Count)in.nelem;
+	dt->engine = e;
+	dt->basic = basic;
+	if (in.committed) {
+		dt->flags |= MPIL_DTF_COMMITTED;
+		if (in.dense)
+			dt->flags |= MPIL_DTF_CONTIG;
+	}
+	*newtype = dt;
+	return MPI_SUCCESS;
+}
+
+/* ---- argument checks ------------------------------------------------------------------ */
+
+static int check_new(int count, MPI_Datatype old, MPI_Datatype *newtype, const char *fname)
+{
+	MPIL_CHECK(mpil_check_init(fname));
+	if (!newtype)
+		return mpil_err(NULL, MPI_ERR_ARG, fname, "newtype is NULL");
+	MPIL_CHECK(mpil_check_count(NULL, count, fname));
+	if (old)
+		MPIL_CHECK(mpil_check_dtype_handle(NULL, old, fname));
+	return MPI_SUCCESS;
+}
+
+static int check_blocklen(int blocklength, const char *fname)
+{
+	if (blocklength >= 0)
+		return MPI_SUCCESS;
+	return mpil_err(NULL, MPI_ERR_ARG, fname, "negative block length %d", blocklength);
+}
+
+static int check_array(int count, const void *a, const char *what, const char *fname)
+{
+	if (count == 0 || a)
+		return MPI_SUCCESS;
+	return mpil_err(NULL, MPI_ERR_ARG, fname, "%s is NULL", what);
+}
+
+/* int64 copies of the arrays (and the block length checks): *bl_p gets
+ * the block lengths when @blens is not NULL (else NULL), *di_p the
+ * displacements (from the ints @idispl if not NULL, else from @adispl). */
+static int widen(int count, const int *blens, const int *idispl, const MPI_Aint *adispl,
+		 int64_t **bl_p, int64_t **di_p, const char *fname)
+{
+	int64_t *bl = NULL, *di = NULL;
+	size_t n = count > 0 ? (size_t)count : 1;
+
+	*bl_p = *di_p = NULL;
+	if (blens) {
+		bl = malloc(n * sizeof(*bl));
+		if (!bl)
+			return mpil_err(NULL, MPI_ERR_NO_MEM, fname, "no memory for %d blocks", count);
+		for (int i = 0; i < count; i++) {
+			if (blens[i] < 0) {
+				free(bl);
+				return mpil_err(NULL, MPI_ERR_ARG, fname,
+						"negative block length %d at index %d", blens[i], i);
+			}
+			bl[i] = blens[i];
+		}
+	}
+	di = malloc(n * sizeof(*di));
+	if (!di) {
+		free(bl);
+		return mpil_err(NULL, MPI_ERR_NO_MEM, fname, "no memory for %d blocks", count);
+	}
+	for (int i = 0; i < count; i++)
+		di[i] = idispl ? idispl[i] : (int64_t)adispl[i];
+	*bl_p = bl;
+	*di_p = di;
+	return MPI_SUCCESS;
+}
+
+/* ---- constructors ------------------------------------------------------------------------ */
+
+MPIL_PMPI_ALIAS(Type_contiguous)
+int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+	static const char F[] = "MPI_Type_contiguous";
+	ibx_dt_t *e;
+	ibx_status_t st;
+
+	MPIL_CHECK(check_new(count, oldtype, newtype, F));
+	MPIL_CHECK(mpil_check_dtype_handle(NULL, oldtype, F));
+	st = ibx_dt_contiguous(count, oldtype->engine, &e);
+	if (st)
+		return engine_err(st, F);
+	return dt_wrap(e, oldtype->basic, newtype, F);
+}
+
+MPIL_PMPI_ALIAS(Type_vector)
+int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype,
+		     MPI_Datatype *newtype)
+{
+	static const char F[] = "MPI_Type_vector";
+	ibx_dt_t *e;
+	ibx_status_t st;
+
+	MPIL_CHECK(check_new(count, oldtype, newtype, F));
+	MPIL_CHECK(mpil_check_dtype_handle(NULL, oldtype, F));
+	MPIL_CHECK(check_blocklen(blocklength, F));
+	st = ibx_dt_vector(count, blocklength, stride, oldtype->engine, &e);
+	if (st)
+		return engine_err(st, F);
+	return dt_wrap(e, oldtype->basic, newtype, F);
+}
+
+MPIL_PMPI_ALIAS(Type_create_hvector)
+int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
+			     MPI_Datatype *newtype)
+{
+	static const char F[] = "MPI_Type_create_hvector";
+	ibx_dt_t *e;
+	ibx_status_t st;
+
+	MPIL_CHECK(check_new(count, oldtype, newtype, F));
+	MPIL_CHECK(mpil_check_dtype_handle(NULL, oldtype, F));
+	MPIL_CHECK(check_blocklen(blocklength, F));
+	st = ibx_dt_hvector(count, blocklength, stride, oldtype->engine, &e);
+	if (st)
+		return engine_err(st, F);
+	return dt_wrap(e, oldtype->basic, newtype, F);
+}
+
+/* The four indexed constructors. */
+enum idx_kind { IDX, HIDX, IDX_BLOCK, HIDX_BLOCK };
+
+static int make_indexed(enum idx_kind kind, int count, const int *blens, int blocklength,
+			const int *idispl, const MPI_Aint *adispl, MPI_Datatype oldtype,
+			MPI_Datatype *newtype, const char *fname)
+{
+	bool per_block = kind == IDX || kind == HIDX, bytes = kind == HIDX || kind == HIDX_BLOCK;
+	int64_t *bl, *di;
+	ibx_dt_t *e;
+	ibx_status_t st;
+
+	MPIL_CHECK(check_new(count, oldtype, newtype, fname));
+	MPIL_CHECK(mpil_check_dtype_handle(NULL, oldtype, fname));
+	if (per_block)
+		MPIL_CHECK(check_array(count, blens, "array_of_blocklengths", fname));
+	else
+		MPIL_CHECK(check_blocklen(blocklength, fname));
+	MPIL_CHECK(check_array(count, bytes ? (const void *)adispl : (const void *)idispl,
+			       "array_of_displacements", fname));
+	MPIL_CHECK(widen(count, per_block ? blens : NULL, bytes ? NULL : idispl, adispl, &bl, &di,
+			 fname));
+	switch (kind) {
+	case IDX: st = ibx_dt_indexed(count, bl, di, oldtype->engine, &e); break;
+	case HIDX: st = ibx_dt_hindexed(count, bl, di, oldtype->engine, &e); break;
+	case IDX_BLOCK:
+		st = ibx_dt_indexed_block(count, blocklength, di, oldtype->engine, &e);
+		break;
+	default: st = ibx_dt_hindexed_block(count, blocklength, di, oldtype->engine, &e); break;
+	}
+	free(bl);
+	free(di);
+	if (st)
+		return engine_err(st, fname);
+	return dt_wrap(e, oldtype->basic, newtype, fname);
+}
+
+MPIL_PMPI_ALIAS(Type_indexed)
+int PMPI_Type_indexed(int count, const int array_of_blocklengths[],
+		      const int array_of_displacements[], MPI_Datatype oldtype,
+		      MPI_Datatype *newtype)
+{
+	return make_indexed(IDX, count, array_of_blocklengths, 0, array_of_displacements, NULL,
+			    oldtype, newtype, "MPI_Type_indexed");
+}
+
+MPIL_PMPI_ALIAS(Type_create_hindexed)
+int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
+			      const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
+			      MPI_Datatype *newtype)
+{
+	return make_indexed(HIDX, count, array_of_blocklengths, 0, NULL, array_of_displacements,
+			    oldtype, newtype, "MPI_Type_create_hindexed");
+}
+
+MPIL_PMPI_ALIAS(Type_create_indexed_block)
+int PMPI_Type_create_indexed_block(int count, int blocklength,
+				   const int array_of_displacements[], MPI_Datatype oldtype,
+				   MPI_Datatype *newtype)
+{
+	return make_indexed(IDX_BLOCK, count, NULL, blocklength, array_of_displacements, NULL,
+			    oldtype, newtype, "MPI_Type_create_indexed_block");
+}
+
+MPIL_PMPI_ALIAS(Type_create_hindexed_block)
+int PMPI_Type_create_hindexed_block(int count, int blocklength,
+				    const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
+				    MPI_Datatype *newtype)
+{
+	return make_indexed(HIDX_BLOCK, count, NULL, blocklength, NULL, array_of_displacements,
+			    oldtype, newtype, "MPI_Type_create_hindexed_block");
+}
+
+MPIL_PMPI_ALIAS(Type_create_struct)
+int PMPI_Type_create_struct(int count, const int array_of_blocklengths[],
+			    const MPI_Aint array_of_displacements[],
+			    const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
+{
+	static const char F[] = "MPI_Type_create_struct";
+	MPI_Datatype basic = NULL;
+	bool mixed = false;
+	ibx_dt_t **types, *e;
+	int64_t *bl, *di;
+	ibx_status_t st;
+
+	MPIL_CHECK(check_new(count, NULL, newtype, F));
+	MPIL_CHECK(check_array(count, array_of_blocklengths, "array_of_blocklengths", F));
+	MPIL_CHECK(check_array(count, array_of_displacements, "array_of_displacements", F));
+	MPIL_CHECK(check_array(count, array_of_types, "array_of_types", F));
+	for (int i = 0; i < count; i++) {
+		MPI_Datatype t = array_of_types[i];
+
+		if (!mpil_dt_valid(t))
+			return mpil_err(NULL, MPI_ERR_TYPE, F, "%s at index %d of array_of_types",
+					t ? "invalid or freed datatype" : "MPI_DATATYPE_NULL", i);
+		if (array_of_blocklengths[i] > 0 && t->size > 0) {
+			if (basic && basic != t->basic)
+				mixed = true;
+			basic = t->basic;
+		}
+	}
+	MPIL_CHECK(widen(count, array_of_blocklengths, NULL, array_of_displacements, &bl, &di, F));
+	types = malloc((count > 0 ? (size_t)count : 1) * sizeof(*types));
+	if (!types) {
+		free(bl);
+		free(di);
+		return mpil_err(NULL, MPI_ERR_NO_MEM, F, "no memory for %d blocks", count);
+	}
+	for (int i = 0; i < count; i++)
+		types[i] = array_of_types[i]->engine;
+	st = ibx_dt_struct(count, bl, di, types, &e);
+	free(types);
+	free(bl);
+	free(di);
+	if (st)
+		return engine_err(st, F);
+	return dt_wrap(e, mixed ? NULL : basic, newtype, F);
+}
+
+MPIL_PMPI_ALIAS(Type_create_resized)
+int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
+			     MPI_Datatype *newtype)
+{
+	static const char F[] = "MPI_Type_create_resized";
+	ibx_dt_t *e;
+	ibx_status_t st;
+
+	MPIL_CHECK(check_new(0, oldtype, newtype, F));
+	MPIL_CHECK(mpil_check_dtype_handle(NULL, oldtype, F));
+	st = ibx_dt_resized(oldtype->engine, lb, extent, &e);
+	if (st)
+		return engine_err(st, F);
+	return dt_wrap(e, oldtype->basic, newtype, F);
+}
+
+MPIL_PMPI_ALIAS(Type_dup)
+int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+	static const char F[] = "MPI_Type_dup";
+	ibx_dt_t *e;
+	ibx_status_t st;
+
+	MPIL_CHECK(check_new(0, oldtype, newtype, F));
+	MPIL_CHECK(mpil_check_dtype_handle(NULL, oldtype, F));
+	st = ibx_dt_dup(oldtype->engine, &e);
+	if (st)
+		return engine_err(st, F);
+	MPIL_CHECK(dt_wrap(e, oldtype->basic, newtype, F));
+	/* the same layout as the old type: a dup of MPI_INT reduces as MPI_INT */
+	(*newtype)->kind = oldtype->kind;
+	(*newtype)->group = oldtype->group;
+	return MPI_SUCCESS;
+}
+
+MPIL_PMPI_ALIAS(Type_create_subarray)
+int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[],
+			      const int array_of_subsizes[], const int array_of_starts[],
+			      int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+	static const char F[] = "MPI_Type_create_subarray";
+	int64_t *sz, *sub, *start;
+	ibx_dt_t *e;
+	ibx_status_t st;
+
+	MPIL_CHECK(check_new(0, oldtype, newtype, F));
+	MPIL_CHECK(mpil_check_dtype_handle(NULL, oldtype, F));
+	if (ndims < 1)
+		return mpil_err(NULL, MPI_ERR_ARG, F, "ndims is %d (must be positive)", ndims);
+	if (!array_of_sizes || !array_of_subsizes || !array_of_starts)
+		return mpil_err(NULL, MPI_ERR_ARG, F, "%s is NULL",
+				!array_of_sizes ? "array_of_sizes"
+				: !array_of_subsizes ? "array_of_subsizes" : "array_of_starts");
+	if (order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN)
+		return mpil_err(NULL, MPI_ERR_ARG, F,
+				"order %d is neither MPI_ORDER_C nor MPI_ORDER_FORTRAN", order);
+	for (int d = 0; d < ndims; d++) {
+		int n = array_of_sizes[d], s = array_of_subsizes[d], o = array_of_starts[d];
+
+		if (n < 1 || s < 0 || s > n || o < 0 || o > n - s)
+			return mpil_err(NULL, MPI_ERR_ARG, F,
+					"dimension %d: size %d, subsize %d, start %d (need size >= 1, "
+					"0 <= subsize <= size, 0 <= start <= size - subsize)",
+					d, n, s, o);
+	}
+	sz = malloc(3 * (size_t)ndims * sizeof(*sz));
+	if (!sz)
+		return mpil_err(NULL, MPI_ERR_NO_MEM, F, "no memory for %d dimensions", ndims);
+	sub = sz + ndims;
+	start = sub + ndims;
+	for (int d = 0; d < ndims; d++) {
+		sz[d] = array_of_sizes[d];
+		sub[d] = array_of_subsizes[d];
+		start[d] = array_of_starts[d];
+	}
+	st = ibx_dt_subarray(ndims, sz, sub, start,
+			     order == MPI_ORDER_C ? IBX_DT_ORDER_C : IBX_DT_ORDER_FORTRAN,
+			     oldtype->engine, &e);
+	free(sz);
+	if (st)
+		return engine_err(st, F);
+	return dt_wrap(e, oldtype->basic, newtype, F);
+}
+
+/* ---- commit and free ---------------------------------------------------------------------- */
+
+MPIL_PMPI_ALIAS(Type_commit)
+int PMPI_Type_commit(MPI_Datatype *datatype)
+{
+	static const char F[] = "MPI_Type_commit";
+	MPI_Datatype dt;
+	ibx_dt_info_t in;
+	ibx_status_t st;
+
+	MPIL_CHECK(mpil_check_init(F));
+	if (!datatype)
+		return mpil_err(NULL, MPI_ERR_ARG, F, "datatype is NULL");
+	dt = *datatype;
+	MPIL_CHECK(mpil_check_dtype_handle(NULL, dt, F));
+	if (dt->flags & MPIL_DTF_COMMITTED)
+		return MPI_SUCCESS;
+	st = ibx_dt_commit(dt->engine);
+	if (st == IBX_OK)
+		st = ibx_dt_query(dt->engine, &in);
+	if (st)
+		return engine_err(st, F);
+	dt->flags |= MPIL_DTF_COMMITTED;
+	if (in.dense)
+		dt->flags |= MPIL_DTF_CONTIG;
+	return MPI_SUCCESS;
+}
+
+MPIL_PMPI_ALIAS(Type_free)
+int PMPI_Type_free(MPI_Datatype *datatype)
+{
+	static const char F[] = "MPI_Type_free";
+	MPI_Datatype dt;
+
+	MPIL_CHECK(mpil_check_init(F));
+	if (!datatype)
+		return mpil_err(NULL, MPI_ERR_ARG, F, "datatype is NULL");
+	dt = *datatype;
+	MPIL_CHECK(mpil_check_dtype_handle(NULL, dt, F));
+	if (dt->flags & MPIL_DTF_PREDEFINED)
+		return mpil_err(NULL, MPI_ERR_TYPE, F, "predefined datatype %s cannot be freed",
+				dt->name);
+	*datatype = MPI_DATATYPE_NULL;
+	if (--dt->refcount == 0)
+		dt_destroy(dt);
+	else
+		dt->magic = MPIL_MAGIC_ZOMBIE;
+	return MPI_SUCCESS;
+}
