@@ -912,9 +912,10 @@ int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
 }
 
 /* Reduce_scatter and Reduce_scatter_block: @recvcounts (user elements) per
- * rank; @block >= 0 instead of recvcounts for the _block form. */
+ * rank, or (@is_block) @block for every rank. */
 static int reduce_scatter(const void *sendbuf, void *recvbuf, const int *recvcounts, int block,
-			  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, const char *F)
+			  bool is_block, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+			  const char *F)
 {
 	bool inplace = sendbuf == MPI_IN_PLACE;
 	long long total;
@@ -927,7 +928,7 @@ static int reduce_scatter(const void *sendbuf, void *recvbuf, const int *recvcou
 	MPIL_CHECK(mpil_check_comm(comm, F));
 	p = comm->size;
 	me = comm->rank;
-	if (recvcounts) {
+	if (!is_block) {
 		MPIL_CHECK(check_counts(comm, recvcounts, p, "recvcounts", &total, F));
 		mine = recvcounts[me];
 	} else {
@@ -952,7 +953,7 @@ static int reduce_scatter(const void *sendbuf, void *recvbuf, const int *recvcou
 	if (!counts)
 		return coll_failed(comm, MPI_ERR_NO_MEM, F);
 	for (int i = 0; i < p; i++)
-		counts[i] = red_n(&io, recvcounts ? recvcounts[i] : block);
+		counts[i] = red_n(&io, is_block ? block : recvcounts[i]);
 	coll_grp_comm(&g, comm);
 	if (io.direct) {
 		err = coll_reduce_scatter(&g, inplace ? NULL : red_wptr(&io, sendbuf),
@@ -976,7 +977,7 @@ MPIL_PMPI_ALIAS(Reduce_scatter_block)
 int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
 			      MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-	return reduce_scatter(sendbuf, recvbuf, NULL, recvcount, datatype, op, comm,
+	return reduce_scatter(sendbuf, recvbuf, NULL, recvcount, true, datatype, op, comm,
 			      "MPI_Reduce_scatter_block");
 }
 
@@ -984,7 +985,7 @@ MPIL_PMPI_ALIAS(Reduce_scatter)
 int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
 			MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-	return reduce_scatter(sendbuf, recvbuf, recvcounts, 0, datatype, op, comm,
+	return reduce_scatter(sendbuf, recvbuf, recvcounts, 0, false, datatype, op, comm,
 			      "MPI_Reduce_scatter");
 }
 

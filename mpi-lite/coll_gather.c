@@ -80,7 +80,7 @@ int coll_gather_binomial(const coll_grp_t *g, int root, const void *mine, size_t
 {
 	size_t len = recv->len; /* every block's size (mylen: this rank's, the same but at
 				 * a root that sends less than it receives) */
-	int p = g->size, vr = (g->rank - root + p) % p, mask, sub, err = MPI_SUCCESS;
+	int p = g->size, vr = (g->rank - root + p) % p, mask, sub, err = MPI_SUCCESS, first = 0;
 	char *tmp;
 	bool direct;
 
@@ -92,9 +92,10 @@ int coll_gather_binomial(const coll_grp_t *g, int root, const void *mine, size_t
 	tmp = direct ? recv->base : malloc((size_t)sub * len + 1);
 	if (!tmp)
 		return MPI_ERR_NO_MEM;
-	if (vr == 0 && !mine) {
+	if (vr == 0 && !mine) { /* in place: the root's block is there already */
 		mine = lay_ptr(recv, root);
 		mylen = len;
+		first = 1;
 	}
 	if (tmp != mine)
 		memcpy(tmp, mine, mylen < len ? mylen : len);
@@ -109,7 +110,7 @@ int coll_gather_binomial(const coll_grp_t *g, int root, const void *mine, size_t
 	if (vr != 0) {
 		err = coll_send(g, tmp, (size_t)sub * len, (vr - mask + root) % p, CT_GATHER);
 	} else if (!direct) {
-		for (int j = 1; j < p; j++)
+		for (int j = first; j < p; j++)
 			memcpy(lay_ptr(recv, (j + root) % p), tmp + (size_t)j * len, len);
 	}
 out:

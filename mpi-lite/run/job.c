@@ -24,7 +24,7 @@
  *      │ every rank exited 0                 TERMINATING: SIGTERM (or the
  *      │                                     signal received) to every live
  *      │                                     rank's process group; after
- *      │                                     RUN_KILL_GRACE_S: SIGKILL
+ *      │                                     the grace period: SIGKILL
  *      v                                                                │
  *   DRAINING: every rank reaped; read the pipes to end of file <────────┘
  *
@@ -80,7 +80,7 @@ static void job_terminate(run_job_t *job, int sig)
 	job_signal_ranks(job, sig);
 	if (!job->terminating) {
 		job->terminating = true;
-		job->kill_at = run_now() + RUN_KILL_GRACE_S;
+		job->kill_at = run_now() + job->opts->grace_s;
 	}
 	if (sig == SIGKILL)
 		job->killed = true;
@@ -360,7 +360,7 @@ int run_job_supervise(run_job_t *job)
 			job_fail(job, RUN_EXIT_TIMEOUT, "job timed out after %g s; terminating the job",
 				 timeout);
 		if (job->terminating && !job->killed && now >= job->kill_at) {
-			ibx_info("ranks still alive after %g s: SIGKILL", RUN_KILL_GRACE_S);
+			ibx_info("ranks still alive after %g s: SIGKILL", job->opts->grace_s);
 			job_terminate(job, SIGKILL);
 		}
 

@@ -28,7 +28,8 @@
 #define RUN_EXIT_NOEXEC 126    /* the program could not be executed */
 #define RUN_EXIT_NOTFOUND 127  /* the program was not found */
 
-/* After SIGTERM, how long ranks get before SIGKILL. */
+/* After SIGTERM, how long ranks get before SIGKILL (MPILITE_RUN_KILL_GRACE
+ * overrides it). */
 #define RUN_KILL_GRACE_S 3.0
 /* Once every rank is reaped: stop waiting for output after this long
  * without any (a background grandchild may hold a pipe open) ... */
@@ -43,6 +44,7 @@ void run_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 typedef struct run_opts {
 	int np;
 	double timeout_s;    /* 0: none */
+	double grace_s;      /* SIGTERM -> SIGKILL */
 	bool tag_output;
 	char **xvars;        /* -x arguments, as given */
 	int nx;

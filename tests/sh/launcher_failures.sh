@@ -5,12 +5,15 @@
 # ranks, blocked in a fence, must be killed, not waited for.
 . "$(dirname "$0")/launcher_common.inc"
 
+baseline 4
+QUICK=$(plus "$BASE" 6) # the failing rank is there at once: no grace period to wait
+
 # rank 2 exits with 5 while the others wait in a fence for it
 launch -n 4 "$BOOTCLIENT" exit 2 5
 expect_rc 5 "exit status of rank 2"
 expect_err "^mpilite-run: rank 2 \(pid [0-9]+\) exited with status 5; terminating the job$"
 expect_out "^rank 2: exiting with 5$"
-expect_faster 10
+expect_faster "$QUICK"
 expect_ranks_gone
 expect_tmp_clean
 
@@ -29,7 +32,7 @@ launch -n 4 "$BOOTCLIENT" kill9 1
 expect_rc 137 "rank killed by SIGKILL"
 expect_err "^mpilite-run: rank 1 \(pid [0-9]+\) killed by signal 9 \(Killed\); terminating the job$"
 expect_out "^rank 1: killing myself$"
-expect_faster 10
+expect_faster "$QUICK"
 expect_ranks_gone
 expect_tmp_clean
 
@@ -44,7 +47,7 @@ expect_rc 3 "abort code"
 expect_err "^mpilite-run: rank 1 called abort with code 3: bootclient abort on rank 1$"
 expect_no_err "exited with status"
 expect_no_err "abort failed"
-expect_faster 10
+expect_faster "$QUICK"
 expect_ranks_gone
 expect_tmp_clean
 

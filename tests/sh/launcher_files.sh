@@ -9,7 +9,7 @@
 # while a job runs, its directory exists under TMPDIR
 "$RUN" -n 2 "$BOOTCLIENT" sleep all >"$OUT" 2>"$ERR" &
 p=$!
-for i in $(seq 100); do
+for i in $(seq 600); do
 	[ "$(grep -c 'sleeping pid' "$OUT")" = 2 ] && break
 	sleep 0.1
 done
@@ -31,7 +31,7 @@ expect_tmp_clean
 launch -n 2 "$BOOTCLIENT" abort 1 4
 expect_rc 4 "abort"
 expect_tmp_clean
-launch -n 2 --timeout 1 "$BOOTCLIENT" sleep 0
+launch -n 2 --timeout 1 "$BOOTCLIENT" sleep all
 expect_rc 124 "timeout"
 expect_tmp_clean
 launch -n 2 /nonexistent/program

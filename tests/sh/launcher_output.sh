@@ -44,13 +44,18 @@ launch -n 1 sh -c 'printf "a\nb\n\nno newline at the end"'
 expect_rc 0 "raw"
 printf 'a\nb\n\nno newline at the end' | cmp -s - "$OUT" || { show; fail "output changed"; }
 
-# an unfinished line is not held back for long (a progress indicator)
-START=$(now)
-"$RUN" -n 1 sh -c 'printf "50%%..."; sleep 3; echo done' >"$OUT" 2>"$ERR" &
+# an unfinished line is not held back for long (a progress indicator): it
+# must show while the rank still sleeps, well before the rest of the line
+"$RUN" -n 1 sh -c 'printf "50%%..."; sleep 6; echo done' >"$OUT" 2>"$ERR" &
 p=$!
-sleep 1.5
+for i in $(seq 600); do
+	grep -q '50%\.\.\.' "$OUT" && break
+	sleep 0.1
+done
 grep -q '50%\.\.\.' "$OUT" || { kill $p; fail "unfinished line held back"; }
+grep -q 'done' "$OUT" && { kill $p; fail "unfinished line came only with its end"; }
 wait $p || fail "progress job failed"
+[ "$(cat "$OUT")" = "50%...done" ] || { show; fail "progress output changed"; }
 
 # a tagged unfinished line at exit gets its tag and a newline
 launch -n 2 --tag-output sh -c 'printf "tail"'
@@ -59,9 +64,17 @@ expect_out '^\[0\] tail$'
 expect_out '^\[1\] tail$'
 
 # the last words of a rank that is killed right after writing them
-launch -n 2 sh -c 'echo "last words $$"; kill -KILL $$'
+launch -n 1 sh -c 'echo "last words $$"; kill -KILL $$'
 expect_rc 137 "killed after writing"
-expect_out_count "^last words [0-9]+$" 2
+expect_out_count "^last words [0-9]+$" 1
+
+# a rank that writes a lot and then fails: all of it arrives although the
+# job is being torn down at that moment
+launch -n 3 "$BOOTCLIENT" lines 20000 exit 1 3
+expect_rc 3 "lines then exit"
+n=$(grep -c -E "^rank 1 line [0-9]+ of 20000: the quick brown fox jumps over the lazy dog$" "$OUT")
+[ "$n" = 20000 ] || { show; fail "rank 1: $n of 20000 lines before its failure"; }
+expect_out "^rank 1: exiting with 3$"
 
 # a reader that goes away does not kill the launcher (EPIPE, not SIGPIPE)
 timeout -k 5 60 "$RUN" -n 2 "$BOOTCLIENT" lines 20000 2>"$ERR" | head -n 1 >/dev/null

@@ -158,6 +158,7 @@ static ibx_status_t bw_client(vp_job_t *j, size_t size, vp_bw_result_t *r)
 	struct vp_bw_state *b = j->bw;
 	uint64_t tot = (uint64_t)o->iters * o->num_qps, tots = 0, totc = 0;
 	struct ibv_wc wc[VP_POLL_BATCH];
+	unsigned spins = 0;
 	ibx_status_t st;
 
 	for (unsigned q = 0; q < o->num_qps; q++)
@@ -188,7 +189,7 @@ static ibx_status_t bw_client(vp_job_t *j, size_t size, vp_bw_result_t *r)
 			return IBX_ERR_IO;
 		}
 		if (n == 0) {
-			st = vp_alive(j);
+			st = vp_alive(j, &spins);
 			if (st != IBX_OK)
 				return st;
 			continue;
@@ -241,6 +242,7 @@ static ibx_status_t bw_server_recv(vp_job_t *j, size_t size, vp_bw_result_t *r)
 	const vp_opts_t *o = j->o;
 	uint64_t tot = (uint64_t)o->iters * o->num_qps, totr = 0, t0 = 0, t1;
 	struct ibv_wc wc[VP_POLL_BATCH];
+	unsigned spins = 0;
 	ibx_status_t st;
 
 	for (unsigned q = 0; q < o->num_qps; q++) {
@@ -262,7 +264,7 @@ static ibx_status_t bw_server_recv(vp_job_t *j, size_t size, vp_bw_result_t *r)
 			return IBX_ERR_IO;
 		}
 		if (n == 0) {
-			st = vp_alive(j);
+			st = vp_alive(j, &spins);
 			if (st != IBX_OK)
 				return st;
 			continue;

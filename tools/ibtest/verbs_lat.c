@@ -27,10 +27,11 @@
 
 static ibx_status_t poll_one(vp_job_t *j, ibx_qp_cq_t *cq, struct ibv_wc *wc, const char *what)
 {
+	unsigned spins = 0;
 	int n;
 
 	while ((n = ibx_qp_cq_poll(cq, wc, 1)) == 0) {
-		ibx_status_t st = vp_alive(j);
+		ibx_status_t st = vp_alive(j, &spins);
 
 		if (st != IBX_OK)
 			return st;
@@ -44,8 +45,10 @@ static ibx_status_t poll_one(vp_job_t *j, ibx_qp_cq_t *cq, struct ibv_wc *wc, co
 
 static ibx_status_t wait_byte(vp_job_t *j, volatile const char *p, char want)
 {
+	unsigned spins = 0;
+
 	while (*p != want) {
-		ibx_status_t st = vp_alive(j);
+		ibx_status_t st = vp_alive(j, &spins);
 
 		if (st != IBX_OK)
 			return st;

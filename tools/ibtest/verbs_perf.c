@@ -78,14 +78,14 @@
  * HELLO  0 "IBXV"  4 u8 version  5 u8 test id  6 u8 flags (1: -a, 2: -R)
  *        7 u8 atomic type  8 be64 size  16 be32 iters  20 be32 QPs
  *        24 be32 outstanding reads (this side's, after the device's limit)
- * REPLY  0 "IBXV"  4 u8 status (0 ok)  8 be32 reads  12 message[52]
+ * REPLY  0 "IBXV"  4 u8 status (0 ok)  8 be32 reads  12 message[116]
  * MEM    0 ibx_qp_addr record[32] (zero with -R)  32 be64 addr  40 be32 rkey
  *        44 be64 length
  * RESULT 0 be64 peak  8 be64 avg  16 be64 rate (IEEE doubles)  24 be64 msgs */
 #define VP_MAGIC "IBXV"
 #define VP_VERSION 1
 #define VP_HELLO_LEN 32
-#define VP_REPLY_LEN 64
+#define VP_REPLY_LEN 128
 #define VP_MEM_LEN 56
 
 static const vp_test_t vp_tests[] = {

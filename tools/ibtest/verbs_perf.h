@@ -98,7 +98,6 @@ typedef struct vp_job {
 	struct vp_bw_state *bw; /* verbs_bw.c */
 	ibtest_report_t rep;
 	FILE *out;              /* banner and table: stdout, stderr with --json */
-	unsigned long long spins; /* liveness checks in polling loops */
 } vp_job_t;
 
 /* Bandwidth figures of one size (MB/sec = 2^20 bytes/sec, as perftest). */
@@ -138,12 +137,13 @@ static inline double vp_ticks_to_ns(uint64_t ticks)
 /* Prints "ibtest NAME: <message>" on stderr. */
 void vp_err(const vp_job_t *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* True when the peer closed the side channel (it failed or was killed):
- * polling loops call vp_alive() so that a dead peer never leaves us
- * spinning forever. */
+ * polling loops call vp_alive() with a counter of their own (a register,
+ * not a store per spin) so that a dead peer never leaves us spinning
+ * forever; one in 2^18 spins (about a millisecond) looks. */
 bool vp_peer_gone(vp_job_t *j);
-static inline ibx_status_t vp_alive(vp_job_t *j)
+static inline ibx_status_t vp_alive(vp_job_t *j, unsigned *spins)
 {
-	if (ibx_likely((++j->spins & 0x3ffffu) != 0))
+	if (ibx_likely((++*spins & 0x3ffffu) != 0))
 		return IBX_OK;
 	if (!vp_peer_gone(j))
 		return IBX_OK;
