@@ -2,9 +2,10 @@
 # compare.sh — mpi-lite side by side with Open MPI and MPICH on this machine
 # (the `make bench` target).
 #
-#   bench/compare.sh [--quick] [--reps N] [--timeout SECONDS] [--lanes LIST] [--out FILE]
+#   bench/compare.sh [--quick] [--reps N] [--timeout SECONDS] [--lanes LIST]
+#                    [--only LIST] [--out FILE]
 #
-# Builds bench/{pingpong,stream,barrier,memcpy_bw}.c with mpilite-cc,
+# Builds bench/{pingpong,stream,barrier,memcpy_bw,coll,pack}.c with mpilite-cc,
 # mpicc.openmpi and mpicc.mpich into a temporary directory and runs them
 # back to back, one repetition of every lane after the other, so that drift
 # of the VM hits all implementations alike. Each figure is the median of the
@@ -21,13 +22,23 @@
 # (Open MPI: --oversubscribe --bind-to none plus pin.sh).
 #
 # Measurements (one function each, measure_*; add new ones the same way and
-# list them in MEASUREMENTS):
+# list them in MEASUREMENTS; --only runs a subset, e.g. --only coll,pack):
 #   latency   pingpong -s 8: half round trip of 8 bytes (usec);
 #             ratio = mpi-lite / best of Open MPI and MPICH
 #   stream    stream -s 4m: streaming bandwidth of 4 MiB messages (GB/s);
 #             ratio = mpi-lite / memcpy bandwidth at 4 MiB
 #   barrier   barrier with 4 ranks on the 2 cores (usec);
 #             ratio = mpi-lite / best of Open MPI and MPICH
+#   coll      coll: osu-style latency of MPI_Allreduce (doubles, MPI_SUM),
+#             MPI_Bcast and MPI_Alltoall (bytes per pair) at 8 B and 1 MiB,
+#             with 2 ranks (pinned) and 4 ranks (on the 2 cores), every
+#             iteration timed alone, median over iterations (usec);
+#             ratio = mpi-lite / best of Open MPI and MPICH
+#   pack      pack: MPI_Pack of vector(N, B, 2B, MPI_BYTE), B = 64 B, 256 B,
+#             4 KiB, 1 MiB packed, one process (GB/s); ratio = mpi-lite's
+#             MPI_Pack / memcpy of the same blocks (a hand-written pack
+#             loop) in the same run; the JSON also has every lane's ratio
+#             and the ratio to one contiguous memcpy
 #   memcpy    memcpy_bw 64k 1m 4m, single thread (GB/s), the copy ceiling
 #
 # Every run has a time limit (--timeout, default 120 s): a hung run counts as
@@ -47,8 +58,9 @@ TIMEOUT=120
 QUICK=0
 LANES="mpilite openmpi openmpi-nocma mpich"
 OUT=
-MEASUREMENTS="memcpy latency stream barrier"
-PROGS="pingpong stream barrier memcpy_bw"
+MEASUREMENTS="memcpy latency stream barrier coll pack"
+PROGS="pingpong stream barrier memcpy_bw coll pack"
+ONLY=
 
 usage() {
 	sed -n '2,/^set -u/p' "$0" | sed -e '/^set -u/d' -e '/shellcheck/d' -e 's/^# \{0,1\}//'
@@ -63,6 +75,8 @@ while [ $# -gt 0 ]; do
 	--timeout=*) TIMEOUT=${1#*=} ;;
 	--lanes) LANES=$(echo "${2:?}" | tr ',' ' '); shift ;;
 	--lanes=*) LANES=$(echo "${1#*=}" | tr ',' ' ') ;;
+	--only) ONLY=$(echo "${2:?}" | tr ',' ' '); shift ;;
+	--only=*) ONLY=$(echo "${1#*=}" | tr ',' ' ') ;;
 	--out) OUT=${2:?}; shift ;;
 	--out=*) OUT=${1#*=} ;;
 	-h|--help) usage; exit 0 ;;
@@ -72,6 +86,13 @@ while [ $# -gt 0 ]; do
 done
 case "$REPS" in ''|*[!0-9]*|0) echo "compare.sh: --reps needs a positive number" >&2; exit 2 ;; esac
 case "$TIMEOUT" in ''|*[!0-9]*|0) echo "compare.sh: --timeout needs seconds" >&2; exit 2 ;; esac
+if [ -n "$ONLY" ]; then
+	for m in $ONLY; do
+		case " $MEASUREMENTS " in *" $m "*) ;; *) echo "compare.sh: unknown measurement '$m'" >&2; exit 2 ;; esac
+	done
+	# memcpy stays: the stream ratio and the table footer use it
+	MEASUREMENTS="memcpy ${ONLY//memcpy/}"
+fi
 
 OUTDIR=$BUILD/bench
 mkdir -p "$OUTDIR"
@@ -88,6 +109,7 @@ NCPU=$(nproc 2>/dev/null || echo 1)
 # META_*[metric] describe the row; RATIO[metric] its last column.
 declare -A RES RAW META_LABEL META_UNIT META_JSON RATIO RATIO_LABEL
 declare -A LANE_OK LANE_NAME
+ROWS=() # the table's rows (metrics), in order: measure_* add theirs
 LANE_NAME=([mpilite]="mpi-lite" [openmpi]="Open MPI" [openmpi-nocma]="OMPI noCMA" [mpich]="MPICH")
 
 log() { printf '%s\n' "$*" >>"$LOG"; }
@@ -234,6 +256,7 @@ lat_once() {
 measure_latency() {
 	META_LABEL[latency]="8 B latency"; META_UNIT[latency]="usec"; META_JSON[latency]=latency_8B_us
 	RATIO_LABEL[latency]="mpi-lite / best"
+	ROWS+=(latency)
 	rounds lat_once
 	finish_metric latency
 	ratio_vs_best latency min
@@ -251,6 +274,7 @@ stream_once() {
 measure_stream() {
 	META_LABEL[stream]="4 MiB stream"; META_UNIT[stream]="GB/s"; META_JSON[stream]=stream_4MiB_GBps
 	RATIO_LABEL[stream]="mpi-lite / memcpy"
+	ROWS+=(stream)
 	rounds stream_once
 	finish_metric stream
 	RATIO[stream]=$(div "${RES[stream|mpilite]:-}" "${RES[memcpy4m|memcpy]:-}")
@@ -266,10 +290,92 @@ measure_barrier() {
 	META_LABEL[barrier]="4-rank barrier, 2 cores"; META_UNIT[barrier]="usec"
 	META_JSON[barrier]=barrier_4ranks_2cores_us
 	RATIO_LABEL[barrier]="mpi-lite / best"
+	ROWS+=(barrier)
 	rounds barrier_once
 	finish_metric barrier
 	ratio_vs_best barrier min
 }
+
+# coll: one run per lane and rank count measures all six rows of that
+# rank count (the program prints "op bytes median min iters").
+COLL_OPS="allreduce bcast alltoall"
+COLL_SIZES="8 1048576"
+COLL_NPS="2 4"
+coll_once() {
+	local np out op sz v budget=1
+	for np in $COLL_NPS; do
+		out=$(run "$2" "$np" coll -c allreduce,bcast,alltoall -s 8,1m -t "$budget")
+		if [ -z "$out" ]; then
+			say "    coll: $2 with $np ranks, run $1 failed"
+			continue
+		fi
+		for op in $COLL_OPS; do
+			for sz in $COLL_SIZES; do
+				v=$(printf '%s\n' "$out" | awk -v o="$op" -v s="$sz" '!/^#/ && $1 == o && $2 == s { print $3; exit }')
+				[ -n "$v" ] && add_sample "coll_${op}_${sz}_np$np" "$2" "$v"
+			done
+		done
+	done
+}
+measure_coll() {
+	local np op sz m label
+	for np in $COLL_NPS; do
+		for op in $COLL_OPS; do
+			for sz in $COLL_SIZES; do
+				m=coll_${op}_${sz}_np$np
+				label="$op $([ "$sz" = 8 ] && echo "8 B" || echo "1 MiB"), $np ranks"
+				META_LABEL[$m]=${label^}; META_UNIT[$m]="usec"
+				META_JSON[$m]="${op}_$([ "$sz" = 8 ] && echo 8B || echo 1MiB)_${np}ranks_us"
+				RATIO_LABEL[$m]="mpi-lite / best"
+				ROWS+=("$m")
+			done
+		done
+	done
+	rounds coll_once
+	for m in "${ROWS[@]}"; do
+		case "$m" in coll_*) finish_metric "$m"; ratio_vs_best "$m" min ;; esac
+	done
+}
+
+# pack: one process; per block size the MPI_Pack figure is the row, the
+# same run's memcpy of the same blocks the ratio's denominator.
+PACK_BLOCKS="64 256 4096"
+pack_once() {
+	local out b v pk mc ct
+	out=$(run "$2" 1 pack -r 7)
+	if [ -z "$out" ]; then
+		say "    pack: $2 run $1 failed"
+		return
+	fi
+	for b in $PACK_BLOCKS; do
+		v=$(printf '%s\n' "$out" | awk -v b="$b" '!/^#/ && $1 == b { print $2, $3, $4; exit }')
+		[ -n "$v" ] || continue
+		read -r pk mc ct <<<"$v"
+		add_sample "pack_$b" "$2" "$pk"
+		add_sample "packmc_$b" "$2" "$mc"
+		add_sample "packcontig_$b" "$2" "$ct"
+	done
+}
+measure_pack() {
+	local b m lane
+	for b in $PACK_BLOCKS; do
+		m=pack_$b
+		META_LABEL[$m]="MPI_Pack vector, $([ "$b" = 4096 ] && echo "4 KiB" || echo "$b B") blocks"
+		META_UNIT[$m]="GB/s"; META_JSON[$m]="pack_vector_${b}B_GBps"
+		RATIO_LABEL[$m]="mpi-lite / memcpy"
+		ROWS+=("$m")
+	done
+	rounds pack_once
+	for b in $PACK_BLOCKS; do
+		for m in pack_$b packmc_$b packcontig_$b; do finish_metric "$m"; done
+		RATIO[pack_$b]=$(div "${RES[pack_$b|mpilite]:-}" "${RES[packmc_$b|mpilite]:-}")
+		for lane in $LANES; do
+			PACK_RATIO[$b|$lane]=$(div "${RES[pack_$b|$lane]:-}" "${RES[packmc_$b|$lane]:-}")
+			PACK_RATIO_C[$b|$lane]=$(div "${RES[pack_$b|$lane]:-}" "${RES[packcontig_$b|$lane]:-}")
+		done
+	done
+}
+declare -A PACK_RATIO PACK_RATIO_C
 
 # memcpy: one process, pinned to the first core; any lane's binary will do
 # (it is plain C), the first one that built.
@@ -312,14 +418,13 @@ fmt() { # 3 significant digits without exponents; n/a when missing
 
 print_table() {
 	local m lane
-	printf '\nibx bench: 2 ranks pinned to %s cores, median of %d runs (%s)\n\n' "$NCPU" "$REPS" \
-		"$(date '+%Y-%m-%d %H:%M')"
-	printf '%-30s' ""
+	printf '\nibx bench: 2-rank runs pinned one rank per core, 4-rank runs on the %s cores; median of %d runs (%s)\n\n' \
+		"$NCPU" "$REPS" "$(date '+%Y-%m-%d %H:%M')"
+	printf '%-40s' ""
 	for lane in $LANES; do printf '%12s' "${LANE_NAME[$lane]}"; done
 	printf '   %s\n' "ratio"
-	for m in $MEASUREMENTS; do
-		[ "$m" = memcpy ] && continue
-		printf '%-30s' "${META_LABEL[$m]} (${META_UNIT[$m]})"
+	for m in "${ROWS[@]}"; do
+		printf '%-40s' "${META_LABEL[$m]} (${META_UNIT[$m]})"
 		for lane in $LANES; do printf '%12s' "$(fmt "${RES[$m|$lane]:-}")"; done
 		printf '   %s = %s\n' "${RATIO_LABEL[$m]}" "$(fmt "${RATIO[$m]:-}")"
 	done
@@ -360,16 +465,41 @@ write_json() {
 		done
 		printf '\n  },\n  "results": {'
 		first=1
-		for m in $MEASUREMENTS; do
-			[ "$m" = memcpy ] && continue
+		for m in "${ROWS[@]}"; do
 			[ $first = 1 ] || printf ','
 			first=0
 			printf '\n    "%s": {' "${META_JSON[$m]}"
 			for lane in $LANES; do
 				printf '"%s": %s, ' "$lane" "$(jnum "${RES[$m|$lane]:-}")"
 			done
-			printf '"ratio": %s, "ratio_is": "%s",\n      "samples": {' \
-				"$(jnum "${RATIO[$m]:-}")" "${RATIO_LABEL[$m]}"
+			printf '"ratio": %s, "ratio_is": "%s",\n' "$(jnum "${RATIO[$m]:-}")" \
+				"${RATIO_LABEL[$m]}"
+			case "$m" in
+			pack_*)
+				local b=${m#pack_} f3=1
+				printf '      "memcpy_blocks_GBps": {'
+				for lane in $LANES; do
+					[ $f3 = 1 ] || printf ', '
+					printf '"%s": %s' "$lane" "$(jnum "${RES[packmc_$b|$lane]:-}")"
+					f3=0
+				done
+				printf '},\n      "ratio_vs_memcpy_blocks": {'
+				f3=1
+				for lane in $LANES; do
+					[ $f3 = 1 ] || printf ', '
+					printf '"%s": %s' "$lane" "$(jnum "${PACK_RATIO[$b|$lane]:-}")"
+					f3=0
+				done
+				printf '},\n      "ratio_vs_memcpy_contiguous": {'
+				f3=1
+				for lane in $LANES; do
+					[ $f3 = 1 ] || printf ', '
+					printf '"%s": %s' "$lane" "$(jnum "${PACK_RATIO_C[$b|$lane]:-}")"
+					f3=0
+				done
+				printf '},\n' ;;
+			esac
+			printf '      "samples": {'
 			local f2=1
 			for lane in $LANES; do
 				[ $f2 = 1 ] || printf ', '

@@ -26,9 +26,11 @@
  *     │   the server when the fence did not collect (direct modex) │
  *
  * Nothing may block forever on a key a peer never put: job-level keys are
- * read with PMIX_OPTIONAL (they arrive with PMIx_Init), and peers' keys
- * with PMIX_TIMEOUT (IBX_BOOT_TIMEOUT) plus PMIX_OPTIONAL after a
+ * read with PMIX_OPTIONAL first (they arrive with PMIx_Init), and peers'
+ * keys with PMIX_TIMEOUT (IBX_BOOT_TIMEOUT) plus PMIX_OPTIONAL after a
  * collecting fence (then every blob is already local, so "absent" is final).
+ * Integer values are accepted in whatever width the launcher chose, and
+ * every value's type is checked before it is read.
  *
  * A singleton keeps its puts in a small local list so that put / fence /
  * get behave the same as in a job of one rank.
@@ -182,15 +184,29 @@ static bool pmix_value_to_u64(const pmix_value_t *v, uint64_t *out)
 	return true;
 }
 
-/* A job-level key of our namespace; these come with PMIx_Init, so the
- * local store is asked only (PMIX_OPTIONAL): absent means absent. */
+static int boot_timeout_s(void)
+{
+	int64_t t = ibx_config()->BOOT_TIMEOUT;
+
+	return t < 1 ? 1 : t > INT_MAX ? INT_MAX : (int)t;
+}
+
+/* A job-level key of our namespace. These come with PMIx_Init, so the local
+ * store is asked first (PMIX_OPTIONAL); a launcher that hands them out on
+ * request only is then asked, with a time limit. */
 static pmix_status_t job_get(ibx_boot_t *boot, const char *key, pmix_value_t **val_p)
 {
 	pmix_info_t info;
 	bool yes = true;
+	int tmo = boot_timeout_s();
 	pmix_status_t rc;
 
 	PMIX_INFO_LOAD(&info, PMIX_OPTIONAL, &yes, PMIX_BOOL);
+	rc = PMIx_Get(&boot->wild, key, &info, 1, val_p);
+	PMIX_INFO_DESTRUCT(&info);
+	if (rc != PMIX_ERR_NOT_FOUND)
+		return rc;
+	PMIX_INFO_LOAD(&info, PMIX_TIMEOUT, &tmo, PMIX_INT);
 	rc = PMIx_Get(&boot->wild, key, &info, 1, val_p);
 	PMIX_INFO_DESTRUCT(&info);
 	return rc;
@@ -636,9 +652,7 @@ ibx_status_t ibx_boot_get(ibx_boot_t *boot, int rank, const char *key, void **da
 	if (!boot->pmix)
 		return singleton_get(boot, pkey, data_p, len_p);
 
-	tmo = (int)(ibx_config()->BOOT_TIMEOUT > INT_MAX ? INT_MAX : ibx_config()->BOOT_TIMEOUT);
-	if (tmo < 1)
-		tmo = 1;
+	tmo = boot_timeout_s();
 	PMIX_INFO_LOAD(&info[ninfo], PMIX_TIMEOUT, &tmo, PMIX_INT);
 	ninfo++;
 	if (boot->collected) {

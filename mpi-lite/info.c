@@ -2,16 +2,15 @@
  * info.c — info objects (MPI-3.1 §9): ordered lists of (key, value) string
  * pairs that carry hints to the calls that take them.
  *
- * Keys and values are stored with leading and trailing spaces stripped
- * (MPI-3.1 §9); keys keep the order in which they were first set, which is
- * the order MPI_Info_get_nthkey reports. mpi-lite acts on no hint yet: a
+ * Keys and values are C strings taken as they are (only the Fortran
+ * binding strips spaces, MPI-3.1 §9); keys keep the order in which they
+ * were first set, which is the order MPI_Info_get_nthkey reports. mpi-lite acts on no hint yet: a
  * communicator keeps the hints given to it (MPI_Comm_set_info,
  * MPI_Comm_dup_with_info, MPI_Comm_split_type) and returns them from
  * MPI_Comm_get_info. MPI_INFO_ENV is an empty, read-only object.
  */
 #include "mpil_int.h"
 
-#include <ctype.h>
 #include <stdlib.h>
 
 typedef struct info_kv {
@@ -117,23 +116,8 @@ int mpil_info_copy(MPI_Info info, MPI_Info *copy_p)
 
 /* ---- keys and values ------------------------------------------------------------------- */
 
-/* A copy of @s without leading and trailing spaces; NULL when out of
- * memory. *len_p is its length. */
-static char *stripped(const char *s, size_t *len_p)
-{
-	size_t n;
-
-	while (isspace((unsigned char)*s))
-		s++;
-	n = strlen(s);
-	while (n > 0 && isspace((unsigned char)s[n - 1]))
-		n--;
-	*len_p = n;
-	return strndup(s, n);
-}
-
-/* Checks @key (non-NULL, 1..MPI_MAX_INFO_KEY characters once stripped)
- * and returns its stripped copy in *key_p. */
+/* Checks @key (non-NULL, 1..MPI_MAX_INFO_KEY characters) and returns a
+ * copy in *key_p. */
 static int get_key(const char *key, char **key_p, const char *fname)
 {
 	size_t n;
@@ -141,14 +125,13 @@ static int get_key(const char *key, char **key_p, const char *fname)
 
 	if (!key)
 		return mpil_err(NULL, MPI_ERR_INFO_KEY, fname, "key is NULL");
-	k = stripped(key, &n);
+	n = strnlen(key, MPI_MAX_INFO_KEY + 1);
+	if (n == 0 || n > MPI_MAX_INFO_KEY)
+		return mpil_err(NULL, MPI_ERR_INFO_KEY, fname, "key of %s characters (1..%d allowed)",
+				n ? "too many" : "0", MPI_MAX_INFO_KEY);
+	k = strndup(key, n);
 	if (!k)
 		return mpil_err(NULL, MPI_ERR_NO_MEM, fname, "no memory");
-	if (n == 0 || n > MPI_MAX_INFO_KEY) {
-		free(k);
-		return mpil_err(NULL, MPI_ERR_INFO_KEY, fname,
-				"key of %zu characters (1..%d allowed)", n, MPI_MAX_INFO_KEY);
-	}
 	*key_p = k;
 	return MPI_SUCCESS;
 }
@@ -200,16 +183,17 @@ int PMPI_Info_set(MPI_Info info, const char *key, const char *value)
 		free(k);
 		return mpil_err(NULL, MPI_ERR_INFO_VALUE, F, "value is NULL");
 	}
-	v = stripped(value, &vlen);
+	vlen = strnlen(value, MPI_MAX_INFO_VAL + 1);
+	if (vlen > MPI_MAX_INFO_VAL) {
+		free(k);
+		return mpil_err(NULL, MPI_ERR_INFO_VALUE, F,
+				"value longer than MPI_MAX_INFO_VAL (%d characters)",
+				MPI_MAX_INFO_VAL);
+	}
+	v = strndup(value, vlen);
 	if (!v) {
 		free(k);
 		return mpil_err(NULL, MPI_ERR_NO_MEM, F, "no memory");
-	}
-	if (vlen > MPI_MAX_INFO_VAL) {
-		free(k);
-		free(v);
-		return mpil_err(NULL, MPI_ERR_INFO_VALUE, F, "value of %zu characters (%d allowed)",
-				vlen, MPI_MAX_INFO_VAL);
 	}
 	i = find(info, k);
 	if (i >= 0) {

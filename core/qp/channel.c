@@ -878,7 +878,9 @@ int ibx_qp_path_progress(ibx_ctx_t *ctx, void *state)
 	} while (n == POLL_BATCH);
 	if (path->pend_list)
 		pend_run(path);
-	if (n == 0 && events == 0 && (++path->progress_calls & 1023) == 0)
+	/* a QP can also die without a completion (async event): look now
+	 * and then, a syscall every 64k idle polls */
+	if (n == 0 && events == 0 && (++path->progress_calls & 0xffff) == 0)
 		async_check(path);
 	return events;
 }

@@ -59,7 +59,10 @@ enum ibx_shm_pkt_type {
 	IBX_SHM_PKT_EAGER = 1, /* tag, len, payload */
 	IBX_SHM_PKT_RTS = 2,   /* tag, ibx_shm_rts_t: a rendezvous announcement */
 	IBX_SHM_PKT_CTS = 3,   /* receiver matched: stream aux=id, u64 bytes via the pipe */
-	IBX_SHM_PKT_FIN = 4,   /* receiver matched and done (CMA read or 0 bytes), len=status */
+	IBX_SHM_PKT_FIN = 4,   /* receiver matched and done reading (CMA or 0 bytes): aux=id,
+				* i64 status */
+	IBX_SHM_PKT_CTSW = 5,  /* receiver matched: write your part, aux=id, ibx_shm_ctsw_t */
+	IBX_SHM_PKT_FINW = 6,  /* sender wrote its part: aux=id, i64 status */
 };
 
 typedef union ibx_shm_slot {
@@ -101,6 +104,15 @@ typedef struct ibx_shm_rts {
 #define IBX_SHM_RTS_CMA 0x1u
 _Static_assert(sizeof(ibx_shm_rts_t) <= IBX_SHM_HEAD_PAYLOAD, "an RTS fits one slot");
 _Static_assert(sizeof(ibx_shm_rts_t) <= IBX_RTS_MAX, "the tag layer keeps the RTS");
+
+/* Split single copy: the sender writes message bytes [offset, offset +
+ * bytes) to raddr in the receiver, while the receiver reads [0, offset). */
+typedef struct ibx_shm_ctsw {
+	uint64_t raddr;
+	uint64_t offset;
+	uint64_t bytes;
+} ibx_shm_ctsw_t;
+_Static_assert(sizeof(ibx_shm_ctsw_t) <= IBX_SHM_HEAD_PAYLOAD, "a CTSW fits one slot");
 
 /* Slots a packet of @len payload bytes takes. */
 static inline uint32_t ibx_shm_pkt_slots(size_t len)

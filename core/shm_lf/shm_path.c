@@ -45,11 +45,21 @@
  *
  * Rendezvous by single copy (len ≥ IBX_SHM_CMA_THRESHOLD, CMA allowed):
  *
- *   RTS{len, addr, id, CMA} ───────────────────►  matched: process_vm_readv from
- *                                                 i's buffer straight into the
- *                                                 receive buffer
+ *   RTS{len, addr, id, CMA} ───────────────────►  matched; n = min(len, buflen)
+ *                                                 n < 64k: process_vm_readv of
+ *                                                 all n bytes
  *                           ◄─────────────────── FIN{id, status}: send complete
- *   If the kernel refuses (ptrace rules, EPERM) the receiver answers with a
+ *
+ *   n ≥ 64k: both processes copy, each its half, at the same time:
+ *                           ◄─────────────────── CTSW{id, raddr, s, n - s}
+ *   process_vm_writev of [s, n)                   process_vm_readv of [0, s)
+ *   to raddr in the receiver
+ *   FINW{id, status} ─────────────────────────►  (and FIN, as above, once its
+ *                                                 read is done)
+ *   complete on FIN                               complete on FINW
+ *
+ *   If the kernel refuses (ptrace rules, EPERM: tried on the first page
+ *   before anything is asked of the sender) the receiver answers with a
  *   CTS instead and the pipe serves.
  *
  * SYNC sends always take a rendezvous, so they complete only after the
@@ -102,8 +112,9 @@ typedef struct shm_boot_info {
 /* A control packet waiting for room in the ring. */
 typedef struct shm_ctrl {
 	uint8_t type;
+	uint8_t len;
 	uint32_t id;
-	uint64_t val;
+	uint64_t val[3];
 } shm_ctrl_t;
 
 struct shm_state;
@@ -127,6 +138,7 @@ typedef struct shm_peer {
 	ibx_req_queue_t rndv_tx; /* RTS sent, waiting for CTS or FIN */
 	ibx_req_queue_t pipe_tx; /* CTS received: streamed in CTS order */
 	ibx_req_queue_t pipe_rx; /* CTS sent: drained in CTS order */
+	ibx_req_queue_t cma_rx;  /* split single copy: our part read, waiting for FINW */
 	shm_ctrl_t *ctrl;        /* circular queue of control packets */
 	uint32_t ctrl_head, ctrl_count, ctrl_cap;
 	uint32_t next_id;
@@ -156,6 +168,10 @@ typedef struct shm_state {
 #define RQ_ID(r)    ((r)->priv[0]) /* send: rendezvous id */
 #define RQ_BYTES(r) ((r)->priv[1]) /* bytes to move through the pipe */
 #define RQ_RNDV(r)  ((r)->priv[2]) /* send: rendezvous (not eager) */
+#define RQ_STATUS(r) ((r)->priv[3]) /* receive (split copy): how our part went */
+
+/* From this size a single copy is split between the two processes. */
+#define SHM_CMA_SPLIT_MIN (64u << 10)
 
 static const ibx_path_ops_t shm_ops;
 
@@ -237,6 +253,7 @@ static void peer_fail(shm_state_t *st, shm_peer_t *p, ibx_status_t why)
 	fail_queue(&p->rndv_tx, why);
 	fail_queue(&p->pipe_tx, why);
 	fail_queue(&p->pipe_rx, why);
+	fail_queue(&p->cma_rx, why);
 	update_work(p);
 	ibx_tag_peer_failed(st->ctx, p->rank, why);
 }
@@ -292,19 +309,21 @@ static ibx_status_t shm_tag_send(ibx_peer_t *peer, ibx_request_t *req)
 	return send_slow(p, req);
 }
 
-static bool ctrl_try(shm_peer_t *p, uint8_t type, uint32_t id, uint64_t val)
+static bool ctrl_try(shm_peer_t *p, const shm_ctrl_t *c)
 {
-	return ibx_shm_tx_send(&p->tx, type, id, 0, &val, sizeof(val));
+	return ibx_shm_tx_send(&p->tx, c->type, c->id, 0, c->val, c->len);
 }
 
-/* CTS and FIN: straight into the ring, or queued (in order) if it is full. */
-static void send_ctrl(shm_peer_t *p, uint8_t type, uint32_t id, uint64_t val)
+/* CTS, CTSW, FIN, FINW: straight into the ring, or queued (in order) if it
+ * is full. */
+static void send_ctrl(shm_peer_t *p, uint8_t type, uint32_t id, const void *data, size_t len)
 {
-	shm_ctrl_t *c;
+	shm_ctrl_t *c, tmp = { .type = type, .len = (uint8_t)len, .id = id };
 
 	if (p->failed)
 		return;
-	if (!p->ctrl_count && ctrl_try(p, type, id, val))
+	memcpy(tmp.val, data, len);
+	if (!p->ctrl_count && ctrl_try(p, &tmp))
 		return;
 	if (p->ctrl_count == p->ctrl_cap) {
 		uint32_t cap = p->ctrl_cap ? 2 * p->ctrl_cap : 16;
@@ -324,11 +343,14 @@ static void send_ctrl(shm_peer_t *p, uint8_t type, uint32_t id, uint64_t val)
 		p->ctrl_head = 0;
 	}
 	c = &p->ctrl[(p->ctrl_head + p->ctrl_count) % p->ctrl_cap];
-	c->type = type;
-	c->id = id;
-	c->val = val;
+	*c = tmp;
 	p->ctrl_count++;
 	update_work(p);
+}
+
+static void send_ctrl64(shm_peer_t *p, uint8_t type, uint32_t id, uint64_t val)
+{
+	send_ctrl(p, type, id, &val, sizeof(val));
 }
 
 static int ctrl_drain(shm_peer_t *p)
@@ -338,7 +360,7 @@ static int ctrl_drain(shm_peer_t *p)
 	while (p->ctrl_count) {
 		shm_ctrl_t *c = &p->ctrl[p->ctrl_head];
 
-		if (!ctrl_try(p, c->type, c->id, c->val))
+		if (!ctrl_try(p, c))
 			break;
 		p->ctrl_head = (p->ctrl_head + 1) % p->ctrl_cap;
 		p->ctrl_count--;
@@ -428,6 +450,94 @@ static int pipe_rx_work(shm_state_t *st, shm_peer_t *p)
 	return n;
 }
 
+/*
+ * The single copy (CMA) of @n bytes into req->buf. From SHM_CMA_SPLIT_MIN
+ * on the two processes share it: we ask the sender (CTSW) to write the
+ * second half straight into our buffer with process_vm_writev while we
+ * read the first half from its buffer with process_vm_readv — two cores
+ * copying once each, no intermediate buffer, no line crossing twice.
+ *
+ *   receiver                                   sender
+ *   read first page (refused? -> the pipe)
+ *   CTSW{id, raddr = buf + s, s, n - s} ─────► process_vm_writev [s, n)
+ *   process_vm_readv [page, s)                 (at the same time)
+ *   FIN{id, status} ─────────────────────────► (its buffer is free): complete
+ *   complete  ◄─────────────────────────────── FINW{id, status}
+ *
+ * Returns IBX_ERR_UNSUPPORTED, with nothing moved, when the kernel refuses.
+ */
+static ibx_status_t rndv_recv_cma(shm_peer_t *p, const ibx_shm_rts_t *rts, ibx_request_t *req,
+				  size_t n)
+{
+	size_t split = n >= SHM_CMA_SPLIT_MIN ? (n / 2) & ~(size_t)4095 : n;
+	size_t first = split < 4096 ? split : 4096;
+	struct iovec iov = { .iov_base = req->buf, .iov_len = first };
+	bool asked = false; /* the sender writes a part */
+	ibx_status_t s;
+
+	s = ibx_shm_cma_xfer(p->pid, &iov, 1, rts->addr, false);
+	if (s == IBX_ERR_UNSUPPORTED) {
+		ibx_info("shm: CMA from rank %d refused (%s): using the pipelined copy", p->rank,
+			 strerror(errno));
+		p->cma_ok = false;
+		return s;
+	}
+	if (s == IBX_OK && split < n) {
+		ibx_shm_ctsw_t w = { .raddr = (uint64_t)(uintptr_t)req->buf + split,
+				     .offset = split,
+				     .bytes = n - split };
+
+		send_ctrl(p, IBX_SHM_PKT_CTSW, rts->id, &w, sizeof(w));
+		asked = true;
+	}
+	if (s == IBX_OK && first < split) {
+		iov.iov_base = (char *)req->buf + first;
+		iov.iov_len = split - first;
+		s = ibx_shm_cma_xfer(p->pid, &iov, 1, rts->addr + first, false);
+	}
+	if (s == IBX_ERR_UNREACHABLE) {
+		peer_fail(p->st, p, s);
+		return s;
+	}
+	if (s != IBX_OK)
+		ibx_error("shm: process_vm_readv of %zu bytes from rank %d (pid %d) failed: %s",
+			  split, p->rank, (int)p->pid, strerror(errno));
+	/* the sender's buffer is no longer read: its send may complete */
+	send_ctrl64(p, IBX_SHM_PKT_FIN, rts->id, (uint64_t)(int64_t)s);
+	if (!asked)
+		return s;
+	/* the sender is writing the rest into req->buf: wait for its FINW */
+	RQ_ID(req) = rts->id;
+	RQ_STATUS(req) = (uint64_t)(int64_t)s;
+	ibx_rq_push(&p->cma_rx, req);
+	promote(p);
+	return IBX_INPROGRESS;
+}
+
+/* CTSW: write our part of a split single copy into the receiver. */
+static ibx_status_t tx_ctsw(shm_peer_t *p, uint32_t id, const ibx_shm_ctsw_t *w)
+{
+	ibx_request_t *req = rq_find_id(&p->rndv_tx, id);
+	struct iovec iov;
+	ibx_status_t s;
+
+	if (!req || w->offset > req->buflen || w->bytes > req->buflen - w->offset)
+		return IBX_ERR_CORRUPT;
+	iov.iov_base = (char *)req->buf + w->offset;
+	iov.iov_len = w->bytes;
+	s = ibx_shm_cma_xfer(p->pid, &iov, 1, w->raddr, true);
+	if (s == IBX_ERR_UNREACHABLE) {
+		peer_fail(p->st, p, s);
+		return IBX_OK;
+	}
+	if (s != IBX_OK)
+		ibx_error("shm: process_vm_writev of %llu bytes to rank %d (pid %d) failed: %s",
+			  (unsigned long long)w->bytes, p->rank, (int)p->pid, strerror(errno));
+	/* the request stays in rndv_tx until the receiver's FIN */
+	send_ctrl64(p, IBX_SHM_PKT_FINW, id, (uint64_t)(int64_t)s);
+	return IBX_OK;
+}
+
 static ibx_status_t shm_rndv_recv(ibx_peer_t *peer, const void *rts_bytes, ibx_request_t *req)
 {
 	shm_peer_t *p = peer->path;
@@ -439,36 +549,21 @@ static ibx_status_t shm_rndv_recv(ibx_peer_t *peer, const void *rts_bytes, ibx_r
 	memcpy(&rts, rts_bytes, sizeof(rts));
 	n = rts.len <= req->buflen ? (size_t)rts.len : req->buflen;
 	if (n == 0) {
-		send_ctrl(p, IBX_SHM_PKT_FIN, rts.id, (uint64_t)IBX_OK);
+		send_ctrl64(p, IBX_SHM_PKT_FIN, rts.id, (uint64_t)IBX_OK);
 		return IBX_OK;
 	}
 	if ((rts.flags & IBX_SHM_RTS_CMA) && p->cma_ok) {
-		struct iovec iov = { .iov_base = req->buf, .iov_len = n };
-		ibx_status_t s = ibx_shm_cma_xfer(p->pid, &iov, 1, rts.addr, false);
+		ibx_status_t s = rndv_recv_cma(p, &rts, req, n);
 
-		if (s == IBX_OK) {
-			send_ctrl(p, IBX_SHM_PKT_FIN, rts.id, (uint64_t)IBX_OK);
-			return IBX_OK;
-		}
-		if (s == IBX_ERR_UNREACHABLE) {
-			peer_fail(p->st, p, s);
+		if (s != IBX_ERR_UNSUPPORTED)
 			return s;
-		}
-		if (s != IBX_ERR_UNSUPPORTED) {
-			ibx_error("shm: process_vm_readv of %zu bytes from rank %d (pid %d) "
-				  "failed: %s", n, p->rank, (int)p->pid, strerror(errno));
-			send_ctrl(p, IBX_SHM_PKT_FIN, rts.id, (uint64_t)(int64_t)s);
-			return s;
-		}
-		ibx_info("shm: CMA from rank %d refused (%s): using the pipelined copy", p->rank,
-			 strerror(errno));
-		p->cma_ok = false;
+		/* refused before anything moved: the pipe serves */
 	}
 	RQ_BYTES(req) = n;
 	req->done = 0;
 	ibx_rq_push(&p->pipe_rx, req);
 	update_work(p);
-	send_ctrl(p, IBX_SHM_PKT_CTS, rts.id, n);
+	send_ctrl64(p, IBX_SHM_PKT_CTS, rts.id, n);
 	promote(p);
 	return IBX_INPROGRESS;
 }
@@ -493,6 +588,32 @@ static ibx_status_t rx_packet(shm_state_t *st, shm_peer_t *p, ibx_shm_slot_t *h)
 		memcpy(&rts, h->h.data, sizeof(rts));
 		ibx_tag_arrive_rts(st->ctx, p->rank, h->h.tag, rts.len, &rts, sizeof(rts));
 		return IBX_OK;
+	case IBX_SHM_PKT_CTSW: {
+		ibx_shm_ctsw_t w;
+
+		if (h->h.nslots != 1 || h->h.len != sizeof(w))
+			return IBX_ERR_CORRUPT;
+		memcpy(&w, h->h.data, sizeof(w));
+		return tx_ctsw(p, h->h.aux, &w);
+	}
+	case IBX_SHM_PKT_FINW: {
+		ibx_status_t mine;
+
+		if (h->h.nslots != 1 || h->h.len != sizeof(val))
+			return IBX_ERR_CORRUPT;
+		memcpy(&val, h->h.data, sizeof(val));
+		req = rq_find_id(&p->cma_rx, h->h.aux);
+		if (!req)
+			return IBX_ERR_CORRUPT;
+		ibx_rq_remove(&p->cma_rx, req);
+		mine = (ibx_status_t)(int64_t)RQ_STATUS(req);
+		if (mine == IBX_OK)
+			mine = (ibx_status_t)(int64_t)val;
+		if (mine == IBX_OK && req->length > req->buflen)
+			mine = IBX_ERR_TRUNCATED;
+		ibx_req_complete(req, mine);
+		return IBX_OK;
+	}
 	case IBX_SHM_PKT_CTS:
 	case IBX_SHM_PKT_FIN:
 		if (h->h.nslots != 1 || h->h.len != sizeof(val))
@@ -624,7 +745,7 @@ static int shm_progress(ibx_ctx_t *ctx, void *state)
 
 		ev += n;
 		if (ibx_unlikely(!n && ++p->idle > SHM_IDLE_DEMOTE && !p->rndv_tx.head &&
-				 !p->has_work)) {
+				 !p->cma_rx.head && !p->has_work)) {
 			demote(p); /* order[i] is now another active peer */
 			continue;
 		}
@@ -653,7 +774,7 @@ static bool shm_busy(ibx_ctx_t *ctx, void *state)
 	if (st->nwork)
 		return true;
 	for (int i = 0; i < st->npeers; i++)
-		if (st->peers[i].rndv_tx.head)
+		if (st->peers[i].rndv_tx.head || st->peers[i].cma_rx.head)
 			return true;
 	return false;
 }

@@ -480,18 +480,15 @@ static int setup_signals(run_job_t *job)
 	return 0;
 }
 
+/* The abort upcall's pipe: both ends non-blocking (the PMIx thread must
+ * never wait for the main thread), as large as the system allows. */
 static int setup_event_pipe(int fds[2])
 {
-	if (pipe2(fds, O_CLOEXEC) < 0) {
+	if (pipe2(fds, O_CLOEXEC | O_NONBLOCK) < 0) {
 		run_msg("pipe: %s", strerror(errno));
 		return -1;
 	}
-	if (fcntl(fds[0], F_SETFL, O_NONBLOCK) < 0) {
-		run_msg("fcntl(O_NONBLOCK): %s", strerror(errno));
-		close(fds[0]);
-		close(fds[1]);
-		return -1;
-	}
+	(void)fcntl(fds[1], F_SETPIPE_SZ, 1 << 20);
 	return 0;
 }
 

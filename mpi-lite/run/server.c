@@ -28,9 +28,12 @@
 
 #include <pmix.h>
 #include <pmix_server.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <unistd.h>
+
+_Static_assert(sizeof(run_event_t) <= PIPE_BUF, "event pipe writes must be atomic");
 
 static int srv_event_fd = -1;
 
@@ -106,8 +109,7 @@ static pmix_status_t srv_abort(const pmix_proc_t *proc, void *server_object, int
 			       pmix_op_cbfunc_t cbfunc, void *cbdata)
 {
 	run_event_t ev;
-	const char *p = (const char *)&ev;
-	size_t left = sizeof(ev);
+	ssize_t n;
 
 	(void)server_object;
 	(void)procs; /* the whole job ends, whichever procs were named */
@@ -118,17 +120,18 @@ static pmix_status_t srv_abort(const pmix_proc_t *proc, void *server_object, int
 	ev.cbfunc = cbfunc;
 	ev.cbdata = cbdata;
 	snprintf(ev.msg, sizeof(ev.msg), "%s", msg ? msg : "");
-	while (left) {
-		ssize_t n = write(srv_event_fd, p, left);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			run_msg("cannot report the abort of rank %d: %s", ev.rank, strerror(errno));
-			return PMIX_ERR_NOT_SUPPORTED; /* PMIx answers the caller itself */
-		}
-		p += n;
-		left -= (size_t)n;
+	/* all or nothing (sizeof(ev) <= PIPE_BUF), and never blocking: the main
+	 * thread may itself be waiting for this thread (client registration) */
+	do
+		n = write(srv_event_fd, &ev, sizeof(ev));
+	while (n < 0 && errno == EINTR);
+	if (n != (ssize_t)sizeof(ev)) {
+		/* the pipe is full of other aborts: release this caller now; the
+		 * loop will see its exit status instead */
+		ibx_debug("abort of rank %d not queued: %s", ev.rank,
+			  n < 0 ? strerror(errno) : "short write");
+		if (cbfunc)
+			cbfunc(PMIX_SUCCESS, cbdata);
 	}
 	return PMIX_SUCCESS;
 }

@@ -36,7 +36,7 @@ static void fill_rec(rec_t *r, int src, int i)
 	r->id = src * 1000 + i;
 	for (int k = 0; k < 3; k++)
 		r->v[k] = src + i * 0.5 + k * 0.25;
-	snprintf(r->name, sizeof(r->name), "%c%03d", 'A' + src % 26, i % 1000);
+	snprintf(r->name, sizeof(r->name), "%c%03u", 'A' + src % 26, (unsigned)i % 1000u);
 }
 
 static bool rec_eq(const rec_t *a, const rec_t *b)

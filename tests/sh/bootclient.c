@@ -15,6 +15,7 @@
  *     lines N         every rank prints N lines on stdout, N/10 on stderr
  *     env VAR         every rank prints "rank R env VAR=<value>" ("(unset)")
  *     nofini R        rank R exits 0 after the final barrier without ibx_boot_fini
+ *     barrier         every rank waits for all the others (a fence) here
  *     shmfile R       rank R creates <IBX_SHM_DIR>/ibx-<jobid>-bootclient<R>, as a
  *                     shm segment a killed rank leaves behind (the launcher
  *                     must remove it)
@@ -47,7 +48,7 @@ static bc_mode_t modes[MAX_MODES];
 static void usage(void)
 {
 	fprintf(stderr, "usage: bootclient [exit R N | abort R N | sleep R | ignoreterm R | "
-			"kill9 R | lines N | env VAR | nofini R | shmfile R]...\n");
+			"kill9 R | lines N | env VAR | nofini R | shmfile R | barrier]...\n");
 	exit(64);
 }
 
@@ -103,6 +104,8 @@ static void parse_modes(int argc, char **argv)
 			if (i + 1 >= argc)
 				usage();
 			m->str = argv[++i];
+		} else if (!strcmp(argv[i], "barrier")) {
+			/* no argument */
 		} else {
 			usage();
 		}
@@ -249,6 +252,15 @@ int main(int argc, char **argv)
 				       rank, l, m->arg);
 			for (long l = 0; l < m->arg / 10; l++)
 				fprintf(stderr, "rank %d errline %ld\n", rank, l);
+		} else if (!strcmp(m->name, "barrier")) {
+			fflush(stdout);
+			st = ibx_boot_fence(boot, false);
+			if (st != IBX_OK) {
+				printf("rank %d: barrier failed: %s\n", rank, ibx_status_str(st));
+				fflush(stdout);
+				for (;;)
+					pause();
+			}
 		} else if (!strcmp(m->name, "shmfile")) {
 			const char *dir = getenv("IBX_SHM_DIR");
 			char path[512];

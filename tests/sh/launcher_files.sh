@@ -7,6 +7,7 @@
 . "$(dirname "$0")/launcher_common.inc"
 
 # while a job runs, its directory exists under TMPDIR
+: >"$OUT"
 "$RUN" -n 2 "$BOOTCLIENT" sleep all >"$OUT" 2>"$ERR" &
 p=$!
 for i in $(seq 600); do
@@ -40,7 +41,7 @@ expect_tmp_clean
 
 # leftover segments of this job go, another job's stay
 touch "$IBX_SHM_DIR/ibx-otherjob-seg0" "$IBX_SHM_DIR/ibx-mpilite.1.1x-seg0"
-launch -n 3 "$BOOTCLIENT" shmfile all kill9 2
+launch -n 3 "$BOOTCLIENT" shmfile all barrier kill9 2
 expect_rc 137 "shmfile kill9"
 for r in 0 1 2; do expect_out "^rank $r: created $IBX_SHM_DIR/ibx-mpilite\.[0-9a-f.]+-bootclient$r$"; done
 left=$(ls "$IBX_SHM_DIR" | grep -v -e '^ibx-otherjob-seg0$' -e '^ibx-mpilite.1.1x-seg0$')

@@ -46,6 +46,7 @@ printf 'a\nb\n\nno newline at the end' | cmp -s - "$OUT" || { show; fail "output
 
 # an unfinished line is not held back for long (a progress indicator): it
 # must show while the rank still sleeps, well before the rest of the line
+: >"$OUT"
 "$RUN" -n 1 sh -c 'printf "50%%..."; sleep 6; echo done' >"$OUT" 2>"$ERR" &
 p=$!
 for i in $(seq 600); do

@@ -10,6 +10,9 @@ start_sleepers() {
 	local n=$1 i
 	shift
 	START=$(now)
+	# empty them first: the job's own redirection happens later, in the child
+	: >"$OUT"
+	: >"$ERR"
 	"$RUN" -n "$n" "$@" >"$OUT" 2>"$ERR" &
 	LPID=$!
 	for i in $(seq 600); do

@@ -3,9 +3,10 @@
 # under mpilite-run (tests/sh/shm_engine.c), and what it leaves in the
 # shared-memory directory:
 #
-#   1. the functional suite with 2, 3 and 4 ranks; with CMA for every
-#      rendezvous from 64 KiB; with a tiny geometry (8-slot rings, no eager,
-#      two 4 KiB pipe chunks) so that every queue and wrap-around is hit
+#   1. the functional suite with 2, 3 and 4 ranks (default thresholds);
+#      with the pipelined copy only; with the single copy (CMA) for every
+#      rendezvous; with a tiny geometry (8-slot rings, no eager, two 4 KiB
+#      pipe chunks) so that every queue and wrap-around is hit
 #   2. 100k tiny messages from each of 3 senders to one receiver that starts
 #      late (full rings, queued sends, order and content checked)
 #   3. a rank dies (SIGKILL): the survivor's pending receive and rendezvous
@@ -86,7 +87,8 @@ run() {
 for np in 2 3 4; do
 	run "all-np$np" 0 IBX_LOG=warn -- -n $np "$BIN" all
 done
-run all-cma 0 IBX_SHM_CMA_THRESHOLD=64k -- -n 2 "$BIN" all
+run all-pipe 0 IBX_SHM_CMA_THRESHOLD=0 -- -n 3 "$BIN" all
+run all-cma 0 IBX_SHM_CMA_THRESHOLD=1 -- -n 2 "$BIN" all
 run all-tiny 0 IBX_SHM_RING_SLOTS=8 IBX_SHM_EAGER_LIMIT=0 IBX_SHM_PIPE_CHUNKS=2 \
 	IBX_SHM_PIPE_CHUNK=4k -- -n 3 "$BIN" all
 
@@ -144,7 +146,7 @@ for _ in $(seq 1200); do # start-up may be slow on a loaded machine (sanitizers)
 done
 ranks=$(pgrep -P "$launcher")
 kill -9 "$launcher"
-wait "$launcher" 2>/dev/null
+{ wait "$launcher"; } 2>/dev/null
 # PDEATHSIG kills the ranks; wait until they are dead (or zombies)
 for _ in $(seq 100); do
 	alive=0

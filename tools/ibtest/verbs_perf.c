@@ -25,6 +25,7 @@
  *     client                                   server (listening on -p)
  *     TCP connect  ---- HELLO {test, sizes, iters, QPs, reads, flags} -->
  *                  <--- OK {reads} or a mismatch message -------------  compare
+ *     barrier      <------------------------------> (-R: listening now)
  *     per QP: create (INIT) or ibx_qp_cm_connect  <->  create or ibx_qp_cm_accept
  *                  <--> MEM {QP address record, target addr, rkey, len}
  *     ibx_qp_connect (RTR, RTS; not with -R)       ibx_qp_connect
