@@ -57,16 +57,16 @@ typedef struct boot_kv {
 } boot_kv_t;
 
 struct ibx_boot {
-	bool pmix;            /* PMIx_Init succeeded: PMIx_Finalize at fini */
-	bool collected;       /* the last fence collected every peer's data */
+	bool pmix;	/* PMIx_Init succeeded: PMIx_Finalize at fini */
+	bool collected; /* the last fence collected every peer's data */
 	pmix_proc_t me;
-	pmix_proc_t wild;     /* our namespace, PMIX_RANK_WILDCARD */
+	pmix_proc_t wild; /* our namespace, PMIX_RANK_WILDCARD */
 	int rank;
 	int size;
 	int local_size;
-	int *local_ranks;     /* [local_size], ascending, self included */
+	int *local_ranks; /* [local_size], ascending, self included */
 	char job_id[IBX_BOOT_JOB_ID_MAX];
-	boot_kv_t *kv;        /* singleton only: what was put */
+	boot_kv_t *kv; /* singleton only: what was put */
 };
 
 /* ---- job id ---------------------------------------------------------------- */
@@ -220,7 +220,8 @@ static ibx_status_t job_get_u64(ibx_boot_t *boot, const char *key, uint64_t *out
 
 	rc = job_get(boot, key, &val);
 	if (rc != PMIX_SUCCESS || !val) {
-		ibx_error("PMIx_Get(%s, %s) failed: %s", boot->me.nspace, key, PMIx_Error_string(rc));
+		ibx_error("PMIx_Get(%s, %s) failed: %s", boot->me.nspace, key,
+			  PMIx_Error_string(rc));
 		return IBX_ERR_BOOTSTRAP;
 	}
 	if (!pmix_value_to_u64(val, out_p)) {
@@ -336,8 +337,8 @@ static ibx_status_t boot_local_peers(ibx_boot_t *boot)
 	val = NULL;
 	if (job_get(boot, PMIX_LOCAL_SIZE, &val) == PMIX_SUCCESS && val) {
 		if (pmix_value_to_u64(val, &lsize) && lsize != (uint64_t)n)
-			ibx_warn("%s is %llu but %s lists %d ranks; using the list", PMIX_LOCAL_SIZE,
-				 (unsigned long long)lsize, PMIX_LOCAL_PEERS, n);
+			ibx_warn("%s is %llu but %s lists %d ranks; using the list",
+				 PMIX_LOCAL_SIZE, (unsigned long long)lsize, PMIX_LOCAL_PEERS, n);
 		PMIX_VALUE_RELEASE(val);
 	}
 	return IBX_OK;
@@ -353,10 +354,11 @@ static ibx_status_t boot_pmix_init(ibx_boot_t *boot)
 	rc = PMIx_Init(&boot->me, NULL, 0);
 	if (rc != PMIX_SUCCESS) {
 		/* No PMIx_Finalize after a failed init: it can crash. */
-		ibx_error("PMIx_Init failed: %s. %s is set, so this process was started by a "
-			  "PMIx launcher, but its PMIx server cannot be reached (stale environment, "
-			  "or the launcher is gone)",
-			  PMIx_Error_string(rc), var);
+		ibx_error(
+		    "PMIx_Init failed: %s. %s is set, so this process was started by a "
+		    "PMIx launcher, but its PMIx server cannot be reached (stale environment, "
+		    "or the launcher is gone)",
+		    PMIx_Error_string(rc), var);
 		return IBX_ERR_BOOTSTRAP;
 	}
 	boot->pmix = true;
@@ -418,9 +420,7 @@ ibx_status_t ibx_boot_init(ibx_boot_t **boot_p)
 		return IBX_ERR_NO_MEMORY;
 	}
 	switch (boot_detect()) {
-	case BOOT_PMIX:
-		ret = boot_pmix_init(boot);
-		break;
+	case BOOT_PMIX: ret = boot_pmix_init(boot); break;
 	case BOOT_SRUN_NO_PMIX:
 		ibx_error("started by srun as one of %ld tasks, but without PMIx: each task would "
 			  "be a separate job of size 1. Use `srun --mpi=pmix` (or MpiDefault=pmix "
@@ -434,9 +434,7 @@ ibx_status_t ibx_boot_init(ibx_boot_t **boot_p)
 		ret = IBX_ERR_BOOTSTRAP;
 		break;
 	case BOOT_SINGLETON:
-	default:
-		ret = boot_singleton_init(boot);
-		break;
+	default: ret = boot_singleton_init(boot); break;
 	}
 	if (ret != IBX_OK)
 		goto err_free;
@@ -608,8 +606,7 @@ ibx_status_t ibx_boot_fence(ibx_boot_t *boot, bool collect)
 	return IBX_OK;
 }
 
-static ibx_status_t singleton_get(ibx_boot_t *boot, const char *pkey, void **data_p,
-				  size_t *len_p)
+static ibx_status_t singleton_get(ibx_boot_t *boot, const char *pkey, void **data_p, size_t *len_p)
 {
 	boot_kv_t *kv = kv_find(boot, pkey);
 	void *copy;
@@ -630,8 +627,7 @@ static ibx_status_t singleton_get(ibx_boot_t *boot, const char *pkey, void **dat
 	return IBX_OK;
 }
 
-ibx_status_t ibx_boot_get(ibx_boot_t *boot, int rank, const char *key, void **data_p,
-			  size_t *len_p)
+ibx_status_t ibx_boot_get(ibx_boot_t *boot, int rank, const char *key, void **data_p, size_t *len_p)
 {
 	char pkey[PMIX_MAX_KEYLEN + 1];
 	pmix_info_t info[2];
@@ -665,8 +661,7 @@ ibx_status_t ibx_boot_get(ibx_boot_t *boot, int rank, const char *key, void **da
 		PMIX_INFO_DESTRUCT(&info[i]);
 
 	switch (rc) {
-	case PMIX_SUCCESS:
-		break;
+	case PMIX_SUCCESS: break;
 	case PMIX_ERR_NOT_FOUND:
 		ibx_debug("rank %d has no bootstrap key %s", rank, pkey);
 		return IBX_ERR_NOT_FOUND;

@@ -386,6 +386,23 @@ static int allreduce_flat(const coll_grp_t *g, const void *sbuf, void *rbuf, int
 {
 	bool longmsg = red_span(rd, n) > COLL_ALLREDUCE_SHORT_MAX;
 
+	{
+		const char *v = getenv("IBX_COLL_AR2");
+		int mode = v ? atoi(v) : 0;
+		if (g->size == 2 && rd->commute && !rd->whole && longmsg && mode) {
+			if (sbuf)
+				red_copy(rd, rbuf, sbuf, n);
+			if (mode == 1)
+				return allreduce_ring(g, rbuf, n, rd);
+			if (mode == 2)
+				return allreduce_recursive_doubling(g, rbuf, n, rd);
+			if (mode == 3) {
+				int err = reduce_binomial(g, rbuf, rbuf, n, rd, 0);
+				if (err) return err;
+				return coll_bcast_binomial(g, rbuf, red_span(rd, n), 0, CT_BCAST);
+			}
+		}
+	}
 	if (g->size == 2 && rd->commute && !rd->whole)
 		return allreduce_pair(g, sbuf, rbuf, n, rd);
 	if (sbuf)

@@ -323,7 +323,8 @@ int PMPI_Type_create_struct(int count, const int array_of_blocklengths[],
 			return mpil_err(NULL, MPI_ERR_TYPE, F, "%s at index %d of array_of_types",
 					t ? "invalid or freed datatype" : "MPI_DATATYPE_NULL", i);
 		if (array_of_blocklengths[i] > 0 && t->size > 0) {
-			if (basic && basic != t->basic)
+			/* one predefined type throughout, or none */
+			if (!t->basic || (basic && basic != t->basic))
 				mixed = true;
 			basic = t->basic;
 		}

@@ -51,8 +51,9 @@ size_t ibx_shm_pipe_push(ibx_shm_pipe_t *p, const void *src, size_t len)
 		if (p->pos >= p->limit) {
 			/* acquire: the receiver has copied the chunk out before we
 			 * overwrite it */
-			p->limit = atomic_load_explicit(&p->ack->pipe_consumed,
-							memory_order_acquire) + p->nchunks;
+			p->limit =
+			    atomic_load_explicit(&p->ack->pipe_consumed, memory_order_acquire) +
+			    p->nchunks;
 			if (p->pos >= p->limit)
 				break;
 		}
@@ -92,8 +93,7 @@ size_t ibx_shm_pipe_pull(ibx_shm_pipe_t *p, void *dst, size_t len)
 
 #define CMA_IOV_BATCH 256
 
-ibx_status_t ibx_shm_cma_xfer(pid_t pid, const struct iovec *iov, int n, uint64_t raddr,
-			      bool write)
+ibx_status_t ibx_shm_cma_xfer(pid_t pid, const struct iovec *iov, int n, uint64_t raddr, bool write)
 {
 	struct iovec local[CMA_IOV_BATCH];
 	int i = 0;
@@ -119,8 +119,8 @@ ibx_status_t ibx_shm_cma_xfer(pid_t pid, const struct iovec *iov, int n, uint64_
 			break;
 		remote.iov_base = (void *)(uintptr_t)raddr;
 		remote.iov_len = total;
-		r = write ? process_vm_writev(pid, local, (unsigned long)cnt, &remote, 1, 0) :
-			    process_vm_readv(pid, local, (unsigned long)cnt, &remote, 1, 0);
+		r = write ? process_vm_writev(pid, local, (unsigned long)cnt, &remote, 1, 0)
+			  : process_vm_readv(pid, local, (unsigned long)cnt, &remote, 1, 0);
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;

@@ -50,9 +50,9 @@
 
 /* ---- packets and slots ---------------------------------------------------- */
 
-#define IBX_SHM_SLOT_SIZE    64
-#define IBX_SHM_HEAD_PAYLOAD 40 /* bytes carried in a packet's first slot */
-#define IBX_SHM_CONT_PAYLOAD 60 /* bytes carried in each continuation slot */
+#define IBX_SHM_SLOT_SIZE     64
+#define IBX_SHM_HEAD_PAYLOAD  40 /* bytes carried in a packet's first slot */
+#define IBX_SHM_CONT_PAYLOAD  60 /* bytes carried in each continuation slot */
 #define IBX_SHM_MAX_PKT_SLOTS 65535u
 
 enum ibx_shm_pkt_type {
@@ -68,11 +68,11 @@ enum ibx_shm_pkt_type {
 typedef union ibx_shm_slot {
 	struct {
 		_Atomic uint32_t seq; /* (uint32_t)(position + 1) when full */
-		uint8_t type;         /* enum ibx_shm_pkt_type */
+		uint8_t type;	      /* enum ibx_shm_pkt_type */
 		uint8_t flags;
-		uint16_t nslots;      /* slots of this packet, this one included */
-		uint32_t len;         /* payload bytes (FIN: status) */
-		uint32_t aux;         /* rendezvous id (CTS, FIN) */
+		uint16_t nslots; /* slots of this packet, this one included */
+		uint32_t len;	 /* payload bytes (FIN: status) */
+		uint32_t aux;	 /* rendezvous id (CTS, FIN) */
 		uint64_t tag;
 		uint8_t data[IBX_SHM_HEAD_PAYLOAD];
 	} h;
@@ -96,9 +96,9 @@ typedef struct ibx_shm_ack {
 /* Rendezvous announcement: the tag layer keeps these bytes until a receive
  * matches, then hands them back to rndv_recv. */
 typedef struct ibx_shm_rts {
-	uint64_t len;   /* message length */
-	uint64_t addr;  /* sender's buffer, in the sender's address space (CMA) */
-	uint32_t id;    /* the sender's rendezvous id: comes back in CTS/FIN */
+	uint64_t len;	/* message length */
+	uint64_t addr;	/* sender's buffer, in the sender's address space (CMA) */
+	uint32_t id;	/* the sender's rendezvous id: comes back in CTS/FIN */
 	uint32_t flags; /* IBX_SHM_RTS_CMA: the sender offers a single-copy read */
 } ibx_shm_rts_t;
 #define IBX_SHM_RTS_CMA 0x1u
@@ -176,11 +176,11 @@ static inline void ibx_shm_copy_short(void *dst, const void *src, size_t len)
 
 typedef struct ibx_shm_tx {
 	ibx_shm_slot_t *slots; /* in the reader's segment */
-	uint64_t head;         /* next position to write */
-	uint64_t limit;        /* positions below this are known free */
+	uint64_t head;	       /* next position to write */
+	uint64_t limit;	       /* positions below this are known free */
 	uint32_t mask;
 	uint32_t nslots;
-	ibx_shm_ack_t *ack;    /* in our own segment, written by the reader */
+	ibx_shm_ack_t *ack; /* in our own segment, written by the reader */
 } ibx_shm_tx_t;
 
 static inline void ibx_shm_tx_init(ibx_shm_tx_t *tx, ibx_shm_slot_t *slots, uint32_t nslots,
@@ -203,8 +203,8 @@ static inline bool ibx_shm_tx_room(ibx_shm_tx_t *tx, uint32_t k)
 		return true;
 	/* acquire: the reader has finished reading those slots before we
 	 * overwrite them */
-	tx->limit = atomic_load_explicit(&tx->ack->ring_consumed, memory_order_acquire) +
-		    tx->nslots;
+	tx->limit =
+	    atomic_load_explicit(&tx->ack->ring_consumed, memory_order_acquire) + tx->nslots;
 	return tx->head + k <= tx->limit;
 }
 
@@ -222,8 +222,8 @@ static inline void ibx_shm_tx_write(ibx_shm_tx_t *tx, uint8_t type, uint32_t aux
 
 		for (uint32_t i = 1; i < k; i++) {
 			ibx_shm_slot_t *c = &tx->slots[(pos + i) & tx->mask];
-			size_t n = len - off < IBX_SHM_CONT_PAYLOAD ? len - off :
-								      IBX_SHM_CONT_PAYLOAD;
+			size_t n =
+			    len - off < IBX_SHM_CONT_PAYLOAD ? len - off : IBX_SHM_CONT_PAYLOAD;
 
 			/* The reader never tests this seq (the head's covers the
 			 * packet) but it must not hold user bytes: a later lap
@@ -266,11 +266,11 @@ static inline bool ibx_shm_tx_send(ibx_shm_tx_t *tx, uint8_t type, uint32_t aux,
 
 typedef struct ibx_shm_rx {
 	ibx_shm_slot_t *slots; /* in our own segment */
-	uint64_t tail;         /* next position to read */
+	uint64_t tail;	       /* next position to read */
 	uint64_t released;     /* last value published to the ack */
 	uint32_t mask;
 	uint32_t nslots;
-	ibx_shm_ack_t *ack;    /* in the writer's segment */
+	ibx_shm_ack_t *ack; /* in the writer's segment */
 } ibx_shm_rx_t;
 
 static inline void ibx_shm_rx_init(ibx_shm_rx_t *rx, ibx_shm_slot_t *slots, uint32_t nslots,
@@ -365,10 +365,10 @@ static inline bool chunk_consume(ibx_shm_chunk_hdr_t *c, uint64_t pos)
 typedef struct ibx_shm_pipe {
 	ibx_shm_chunk_hdr_t *hdrs;
 	uint8_t *data;
-	size_t chunk;       /* bytes per chunk */
+	size_t chunk; /* bytes per chunk */
 	uint32_t nchunks;
-	uint64_t pos;       /* next chunk position to fill (tx) or drain (rx) */
-	uint64_t limit;     /* tx: positions below are known free */
+	uint64_t pos;	    /* next chunk position to fill (tx) or drain (rx) */
+	uint64_t limit;	    /* tx: positions below are known free */
 	ibx_shm_ack_t *ack; /* tx: own segment; rx: the writer's segment */
 } ibx_shm_pipe_t;
 
@@ -385,14 +385,14 @@ size_t ibx_shm_pipe_pull(ibx_shm_pipe_t *p, void *dst, size_t len);
 
 /* ---- segments ------------------------------------------------------------- */
 
-#define IBX_SHM_MAGIC   0x69627873686d6c66ull /* "ibxshmlf" */
+#define IBX_SHM_MAGIC	0x69627873686d6c66ull /* "ibxshmlf" */
 #define IBX_SHM_VERSION 1u
-#define IBX_SHM_PREFIX  "ibx-"
+#define IBX_SHM_PREFIX	"ibx-"
 
 typedef struct ibx_shm_geom {
-	uint32_t ring_slots;  /* power of two */
+	uint32_t ring_slots; /* power of two */
 	uint32_t pipe_chunks;
-	uint64_t pipe_chunk;  /* multiple of 64 */
+	uint64_t pipe_chunk; /* multiple of 64 */
 } ibx_shm_geom_t;
 
 typedef struct ibx_shm_seg_hdr {
@@ -400,16 +400,16 @@ typedef struct ibx_shm_seg_hdr {
 	uint32_t version;
 	int32_t owner_rank;
 	int32_t owner_pid;
-	int32_t launcher_pid;   /* parent at creation: the job is live while it is */
+	int32_t launcher_pid; /* parent at creation: the job is live while it is */
 	uint32_t uid;
 	uint32_t npeers;
-	uint64_t pidns;         /* inode of /proc/self/ns/pid: pids compare only within */
+	uint64_t pidns; /* inode of /proc/self/ns/pid: pids compare only within */
 	uint64_t size;
-	uint64_t area_off;      /* first area */
+	uint64_t area_off; /* first area */
 	uint64_t area_size;
 	ibx_shm_geom_t geom;
 	char jobid[64];
-	int32_t peers[];        /* ranks of the areas, ascending */
+	int32_t peers[]; /* ranks of the areas, ascending */
 } ibx_shm_seg_hdr_t;
 
 /* Where things sit inside one area (same for all areas of a segment). */
@@ -429,8 +429,8 @@ typedef struct ibx_shm_seg {
 	size_t size;
 	ibx_shm_seg_hdr_t *hdr;
 	char path[PATH_MAX];
-	bool owner;     /* we created it */
-	bool linked;    /* the name still exists (owner only) */
+	bool owner;  /* we created it */
+	bool linked; /* the name still exists (owner only) */
 } ibx_shm_seg_t;
 
 ibx_status_t ibx_shm_geom_check(const ibx_shm_geom_t *g);

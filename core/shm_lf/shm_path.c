@@ -93,11 +93,11 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#define SHM_BOOT_KEY       "shm"
-#define SHM_RX_BUDGET      64   /* packets taken from one ring per pass */
-#define SHM_IDLE_DEMOTE    4096 /* empty polls before a sender counts as idle */
-#define SHM_IDLE_SCAN_MASK 15   /* idle senders: polled every 16th pass */
-#define SHM_CLOCK_MASK     1023 /* passes between two clock reads */
+#define SHM_BOOT_KEY	   "shm"
+#define SHM_RX_BUDGET	   64	/* packets taken from one ring per pass */
+#define SHM_IDLE_DEMOTE	   4096 /* empty polls before a sender counts as idle */
+#define SHM_IDLE_SCAN_MASK 15	/* idle senders: polled every 16th pass */
+#define SHM_CLOCK_MASK	   1023 /* passes between two clock reads */
 
 /* What a process publishes at init (the path follows, NUL-terminated). */
 typedef struct shm_boot_info {
@@ -121,14 +121,14 @@ struct shm_state;
 
 typedef struct shm_peer {
 	/* fast path: the two ends of the rings with this peer */
-	ibx_shm_tx_t tx;       /* ring me→peer, in the peer's segment */
-	ibx_shm_rx_t rx;       /* ring peer→me, in our segment */
+	ibx_shm_tx_t tx; /* ring me→peer, in the peer's segment */
+	ibx_shm_rx_t rx; /* ring peer→me, in our segment */
 	size_t eager_limit;
-	uint32_t idle;         /* empty polls in a row */
-	int order_pos;         /* index in state->order */
+	uint32_t idle; /* empty polls in a row */
+	int order_pos; /* index in state->order */
 	bool failed;
-	bool cma_ok;           /* we may process_vm_readv/writev the peer */
-	bool has_work;         /* counted in state->nwork */
+	bool cma_ok;   /* we may process_vm_readv/writev the peer */
+	bool has_work; /* counted in state->nwork */
 	int rank;
 	pid_t pid;
 	ibx_peer_t *peer;
@@ -138,36 +138,36 @@ typedef struct shm_peer {
 	ibx_req_queue_t rndv_tx; /* RTS sent, waiting for CTS or FIN */
 	ibx_req_queue_t pipe_tx; /* CTS received: streamed in CTS order */
 	ibx_req_queue_t pipe_rx; /* CTS sent: drained in CTS order */
-	ibx_req_queue_t cma_rx;  /* split single copy: our part read, waiting for FINW */
-	shm_ctrl_t *ctrl;        /* circular queue of control packets */
+	ibx_req_queue_t cma_rx;	 /* split single copy: our part read, waiting for FINW */
+	shm_ctrl_t *ctrl;	 /* circular queue of control packets */
 	uint32_t ctrl_head, ctrl_count, ctrl_cap;
 	uint32_t next_id;
-	ibx_shm_pipe_t ptx;      /* pipe me→peer, in the peer's segment */
-	ibx_shm_pipe_t prx;      /* pipe peer→me, in our segment */
-	ibx_shm_seg_t seg;       /* the peer's segment, mapped here */
+	ibx_shm_pipe_t ptx; /* pipe me→peer, in the peer's segment */
+	ibx_shm_pipe_t prx; /* pipe peer→me, in our segment */
+	ibx_shm_seg_t seg;  /* the peer's segment, mapped here */
 } shm_peer_t;
 
 typedef struct shm_state {
 	ibx_ctx_t *ctx;
 	int npeers;
-	shm_peer_t *peers;       /* ascending ranks = area order */
-	int *order;              /* peer indices: [0, nactive) active, the rest idle */
+	shm_peer_t *peers; /* ascending ranks = area order */
+	int *order;	   /* peer indices: [0, nactive) active, the rest idle */
 	int nactive;
-	int nwork;               /* peers with queued work */
+	int nwork; /* peers with queued work */
 	bool in_progress;
 	uint64_t tick;
 	uint64_t next_check_ns, check_ns;
-	size_t cma_threshold;    /* 0: never */
-	uint8_t *scratch;        /* gathers multi-slot eager packets */
+	size_t cma_threshold; /* 0: never */
+	uint8_t *scratch;     /* gathers multi-slot eager packets */
 	ibx_shm_geom_t geom;
-	ibx_shm_seg_t seg;       /* ours */
-	uint64_t probe_word;     /* peers read it to learn whether CMA works */
+	ibx_shm_seg_t seg;   /* ours */
+	uint64_t probe_word; /* peers read it to learn whether CMA works */
 } shm_state_t;
 
 /* request private fields */
-#define RQ_ID(r)    ((r)->priv[0]) /* send: rendezvous id */
-#define RQ_BYTES(r) ((r)->priv[1]) /* bytes to move through the pipe */
-#define RQ_RNDV(r)  ((r)->priv[2]) /* send: rendezvous (not eager) */
+#define RQ_ID(r)     ((r)->priv[0]) /* send: rendezvous id */
+#define RQ_BYTES(r)  ((r)->priv[1]) /* bytes to move through the pipe */
+#define RQ_RNDV(r)   ((r)->priv[2]) /* send: rendezvous (not eager) */
 #define RQ_STATUS(r) ((r)->priv[3]) /* receive (split copy): how our part went */
 
 /* From this size a single copy is split between the two processes. */
@@ -301,8 +301,8 @@ static ibx_status_t shm_tag_send(ibx_peer_t *peer, ibx_request_t *req)
 	/* the fast path: a few compares, the slot stores, one release */
 	if (ibx_likely(!(req->flags & IBX_SEND_SYNC) && req->buflen <= p->eager_limit &&
 		       !p->pending.head) &&
-	    ibx_likely(ibx_shm_tx_send(&p->tx, IBX_SHM_PKT_EAGER, 0, req->tag, req->buf,
-				       req->buflen))) {
+	    ibx_likely(
+		ibx_shm_tx_send(&p->tx, IBX_SHM_PKT_EAGER, 0, req->tag, req->buf, req->buflen))) {
 		promote(p);
 		return IBX_OK;
 	}
@@ -318,7 +318,7 @@ static bool ctrl_try(shm_peer_t *p, const shm_ctrl_t *c)
  * is full. */
 static void send_ctrl(shm_peer_t *p, uint8_t type, uint32_t id, const void *data, size_t len)
 {
-	shm_ctrl_t *c, tmp = { .type = type, .len = (uint8_t)len, .id = id };
+	shm_ctrl_t *c, tmp = {.type = type, .len = (uint8_t)len, .id = id};
 
 	if (p->failed)
 		return;
@@ -434,7 +434,8 @@ static int pipe_rx_work(shm_state_t *st, shm_peer_t *p)
 
 			if (k == (size_t)-1) {
 				ibx_error("shm: rank %d published a pipe chunk that does not fit "
-					  "its message", p->rank);
+					  "its message",
+					  p->rank);
 				peer_fail(st, p, IBX_ERR_CORRUPT);
 				return n;
 			}
@@ -471,7 +472,7 @@ static ibx_status_t rndv_recv_cma(shm_peer_t *p, const ibx_shm_rts_t *rts, ibx_r
 {
 	size_t split = n >= SHM_CMA_SPLIT_MIN ? (n / 2) & ~(size_t)4095 : n;
 	size_t first = split < 4096 ? split : 4096;
-	struct iovec iov = { .iov_base = req->buf, .iov_len = first };
+	struct iovec iov = {.iov_base = req->buf, .iov_len = first};
 	bool asked = false; /* the sender writes a part */
 	ibx_status_t s;
 
@@ -483,9 +484,9 @@ static ibx_status_t rndv_recv_cma(shm_peer_t *p, const ibx_shm_rts_t *rts, ibx_r
 		return s;
 	}
 	if (s == IBX_OK && split < n) {
-		ibx_shm_ctsw_t w = { .raddr = (uint64_t)(uintptr_t)req->buf + split,
-				     .offset = split,
-				     .bytes = n - split };
+		ibx_shm_ctsw_t w = {.raddr = (uint64_t)(uintptr_t)req->buf + split,
+				    .offset = split,
+				    .bytes = n - split};
 
 		send_ctrl(p, IBX_SHM_PKT_CTSW, rts->id, &w, sizeof(w));
 		asked = true;
@@ -794,6 +795,12 @@ static ibx_status_t shm_cma_op(ibx_peer_t *peer, const struct iovec *iov, int n,
 	if (n < 0 || (n && !iov))
 		return IBX_ERR_INVALID_PARAM;
 	s = ibx_shm_cma_xfer(p->pid, iov, n, raddr, write);
+	if (s == IBX_ERR_UNSUPPORTED) {
+		ibx_info("shm: CMA to rank %d refused (%s): put/get unsupported from now on",
+			 p->rank, strerror(errno));
+		p->cma_ok = false;
+		return s;
+	}
 	if (s != IBX_OK) {
 		ibx_error("shm: process_vm_%s at 0x%llx of rank %d (pid %d) failed: %s",
 			  write ? "writev" : "readv", (unsigned long long)raddr, p->rank,
@@ -830,12 +837,12 @@ static ibx_status_t shm_flush(ibx_peer_t *peer)
 }
 
 static const ibx_path_ops_t shm_ops = {
-	.name = "shm",
-	.tag_send = shm_tag_send,
-	.rndv_recv = shm_rndv_recv,
-	.put = shm_put,
-	.get = shm_get,
-	.flush = shm_flush,
+    .name = "shm",
+    .tag_send = shm_tag_send,
+    .rndv_recv = shm_rndv_recv,
+    .put = shm_put,
+    .get = shm_get,
+    .flush = shm_flush,
 };
 
 /* ---- set-up ---------------------------------------------------------------- */
@@ -953,14 +960,14 @@ err_free:
 static bool cma_probe(shm_peer_t *p, const shm_boot_info_t *info)
 {
 	uint64_t v = 0;
-	struct iovec iov = { .iov_base = &v, .iov_len = sizeof(v) };
+	struct iovec iov = {.iov_base = &v, .iov_len = sizeof(v)};
 	ibx_status_t s = ibx_shm_cma_xfer(p->pid, &iov, 1, info->probe_addr, false);
 
 	if (s == IBX_OK && v == info->probe_value)
 		return true;
 	ibx_info("shm: CMA to rank %d (pid %d) not usable (%s): large messages use the "
-		 "pipelined copy, put/get are unsupported", p->rank, (int)p->pid,
-		 s == IBX_OK ? "probe mismatch" : strerror(errno));
+		 "pipelined copy, put/get are unsupported",
+		 p->rank, (int)p->pid, s == IBX_OK ? "probe mismatch" : strerror(errno));
 	return false;
 }
 
@@ -977,8 +984,7 @@ static ibx_status_t connect_peer(shm_state_t *st, int i)
 
 	ret = ibx_boot_get(ctx->boot, p->rank, SHM_BOOT_KEY, (void **)&info, &len);
 	if (ret != IBX_OK) {
-		ibx_error("shm: no segment address from rank %d: %s", p->rank,
-			  ibx_status_str(ret));
+		ibx_error("shm: no segment address from rank %d: %s", p->rank, ibx_status_str(ret));
 		return ret;
 	}
 	if (len <= sizeof(*info) || info->version != IBX_SHM_VERSION ||
@@ -994,13 +1000,14 @@ static ibx_status_t connect_peer(shm_state_t *st, int i)
 	idx = ibx_shm_seg_area_index(&p->seg, ctx->rank);
 	if (idx < 0) {
 		ibx_error("shm: rank %d's segment has no ring for rank %d (ranks disagree on "
-			  "which peers are node-local)", p->rank, ctx->rank);
+			  "which peers are node-local)",
+			  p->rank, ctx->rank);
 		ret = IBX_ERR_UNREACHABLE;
 		goto out;
 	}
 	pg = &p->seg.hdr->geom;
 	ibx_shm_seg_area(&p->seg, idx, &theirs); /* written by us, read by the peer */
-	ibx_shm_seg_area(&st->seg, i, &mine);    /* written by the peer, read by us */
+	ibx_shm_seg_area(&st->seg, i, &mine);	 /* written by the peer, read by us */
 	ibx_shm_tx_init(&p->tx, theirs.slots, pg->ring_slots, mine.ack);
 	ibx_shm_rx_init(&p->rx, mine.slots, st->geom.ring_slots, theirs.ack);
 	ibx_shm_pipe_init(&p->ptx, theirs.chunk_hdrs, theirs.chunks, pg->pipe_chunk,
@@ -1015,7 +1022,8 @@ static ibx_status_t connect_peer(shm_state_t *st, int i)
 	p->peer->ops = &shm_ops;
 	p->peer->path = p;
 	ibx_debug("shm: rank %d connected (pid %d, ring %u slots, pipe %u x %llu, eager %zu, "
-		  "CMA %s)", p->rank, (int)p->pid, pg->ring_slots, pg->pipe_chunks,
+		  "CMA %s)",
+		  p->rank, (int)p->pid, pg->ring_slots, pg->pipe_chunks,
 		  (unsigned long long)pg->pipe_chunk, p->eager_limit, p->cma_ok ? "yes" : "no");
 out:
 	free(info);
@@ -1066,11 +1074,11 @@ static void shm_fini(ibx_ctx_t *ctx, void *state)
 }
 
 const ibx_path_module_t ibx_shm_path_module = {
-	.name = "shm",
-	.init = shm_init,
-	.connect = shm_connect,
-	.ready = shm_ready,
-	.progress = shm_progress,
-	.busy = shm_busy,
-	.fini = shm_fini,
+    .name = "shm",
+    .init = shm_init,
+    .connect = shm_connect,
+    .ready = shm_ready,
+    .progress = shm_progress,
+    .busy = shm_busy,
+    .fini = shm_fini,
 };

@@ -75,8 +75,8 @@ ibx_status_t ibx_shm_area_layout(const ibx_shm_geom_t *g, ibx_shm_area_layout_t 
 	l.hdrs_off = l.ack_off + sizeof(ibx_shm_ack_t);
 	/* chunk data page aligned: memcpy's best case, and no chunk shares a
 	 * page with the flags it is polled by */
-	l.data_off = round_up(l.hdrs_off + (size_t)g->pipe_chunks * sizeof(ibx_shm_chunk_hdr_t),
-			      SHM_PAGE);
+	l.data_off =
+	    round_up(l.hdrs_off + (size_t)g->pipe_chunks * sizeof(ibx_shm_chunk_hdr_t), SHM_PAGE);
 	l.size = round_up(l.data_off + (size_t)g->pipe_chunks * g->pipe_chunk, SHM_PAGE);
 	*l_p = l;
 	return IBX_OK;
@@ -359,8 +359,8 @@ ibx_status_t ibx_shm_seg_attach(const char *path, int owner_rank, pid_t owner_pi
 		return IBX_ERR_UNREACHABLE;
 	}
 	if (fstat(fd, &sb) || (size_t)sb.st_size != size || size < sizeof(*h)) {
-		ibx_error("shm: rank %d's segment %s has %lld bytes, expected %zu", owner_rank, path,
-			  (long long)sb.st_size, size);
+		ibx_error("shm: rank %d's segment %s has %lld bytes, expected %zu", owner_rank,
+			  path, (long long)sb.st_size, size);
 		close(fd);
 		return IBX_ERR_CORRUPT;
 	}

@@ -75,7 +75,8 @@ int run_shm_cleanup(const char *dir, const char *job_id)
 			continue;
 		if (unlinkat(fd, de->d_name, 0) < 0) {
 			if (errno != ENOENT)
-				run_msg("cannot remove %s/%s: %s", dir, de->d_name, strerror(errno));
+				run_msg("cannot remove %s/%s: %s", dir, de->d_name,
+					strerror(errno));
 			continue;
 		}
 		ibx_info("removed leftover %s/%s", dir, de->d_name);

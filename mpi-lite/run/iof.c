@@ -28,7 +28,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#define RUN_LINE_MAX (64 * 1024)
+#define RUN_LINE_MAX  (64 * 1024)
 #define RUN_PARTIAL_S 0.1
 
 static bool out_broken[3];
@@ -45,7 +45,7 @@ static void out_write(int fd, const char *buf, size_t len)
 			continue;
 		} else if (n < 0 && errno == EAGAIN) {
 			/* our own stdout is non-blocking: wait until it drains */
-			struct pollfd p = { .fd = fd, .events = POLLOUT };
+			struct pollfd p = {.fd = fd, .events = POLLOUT};
 			(void)poll(&p, 1, 1000);
 		} else {
 			out_broken[fd] = true;

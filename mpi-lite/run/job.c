@@ -88,7 +88,7 @@ static void job_terminate(run_job_t *job, int sig)
 
 /* Records the first failure (exit status @code), says why, ends the job. */
 static void job_fail(run_job_t *job, int code, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 static void job_fail(run_job_t *job, int code, const char *fmt, ...)
 {
 	char msg[1200];
@@ -168,8 +168,9 @@ static void job_reap(run_job_t *job)
 			job_fail(job, WEXITSTATUS(st), "rank %d (pid %d) exited with status %d%s",
 				 r->rank, (int)pid, WEXITSTATUS(st), more);
 		else if (WIFSIGNALED(st))
-			job_fail(job, 128 + WTERMSIG(st), "rank %d (pid %d) killed by signal %d (%s)%s",
-				 r->rank, (int)pid, WTERMSIG(st), strsignal(WTERMSIG(st)), more);
+			job_fail(job, 128 + WTERMSIG(st),
+				 "rank %d (pid %d) killed by signal %d (%s)%s", r->rank, (int)pid,
+				 WTERMSIG(st), strsignal(WTERMSIG(st)), more);
 	}
 }
 
@@ -177,14 +178,10 @@ static void job_reap(run_job_t *job)
 static void job_on_signal(run_job_t *job, int sig)
 {
 	switch (sig) {
-	case SIGCHLD:
-		return; /* reaped at the top of the loop */
+	case SIGCHLD: return; /* reaped at the top of the loop */
 	case SIGUSR1:
-	case SIGUSR2:
-		job_signal_ranks(job, sig);
-		return;
-	default:
-		break;
+	case SIGUSR2: job_signal_ranks(job, sig); return;
+	default: break;
 	}
 	if (++job->term_signals > 1) {
 		run_msg("received signal %d (%s) again; killing the job", sig, strsignal(sig));
@@ -249,7 +246,7 @@ static void close_pair(int p[2])
 
 static int spawn_rank(run_job_t *job, run_rank_t *r)
 {
-	int outp[2] = { -1, -1 }, errp[2] = { -1, -1 }, execp[2] = { -1, -1 };
+	int outp[2] = {-1, -1}, errp[2] = {-1, -1}, execp[2] = {-1, -1};
 	char **env;
 	pid_t pid;
 	ssize_t n;
@@ -357,18 +354,18 @@ int run_job_supervise(run_job_t *job)
 		now = run_now();
 
 		if (timeout > 0 && !job->terminating && now >= job->start + timeout)
-			job_fail(job, RUN_EXIT_TIMEOUT, "job timed out after %g s; terminating the job",
-				 timeout);
+			job_fail(job, RUN_EXIT_TIMEOUT,
+				 "job timed out after %g s; terminating the job", timeout);
 		if (job->terminating && !job->killed && now >= job->kill_at) {
 			ibx_info("ranks still alive after %g s: SIGKILL", job->opts->grace_s);
 			job_terminate(job, SIGKILL);
 		}
 
 		nfds = 0;
-		pfds[nfds++] = (struct pollfd){ .fd = job->sig_fd, .events = POLLIN };
-		pfds[nfds++] = (struct pollfd){ .fd = job->event_fd, .events = POLLIN };
+		pfds[nfds++] = (struct pollfd){.fd = job->sig_fd, .events = POLLIN};
+		pfds[nfds++] = (struct pollfd){.fd = job->event_fd, .events = POLLIN};
 		for (int i = 0; i < np; i++) {
-			run_stream_t *ss[2] = { &job->ranks[i].out, &job->ranks[i].err };
+			run_stream_t *ss[2] = {&job->ranks[i].out, &job->ranks[i].err};
 
 			for (int k = 0; k < 2; k++) {
 				if (ss[k]->fd < 0)
@@ -376,7 +373,7 @@ int run_job_supervise(run_job_t *job)
 				run_stream_flush_stale(ss[k], now);
 				deadline_min(&next, run_stream_partial_deadline(ss[k]));
 				pstreams[nfds] = ss[k];
-				pfds[nfds++] = (struct pollfd){ .fd = ss[k]->fd, .events = POLLIN };
+				pfds[nfds++] = (struct pollfd){.fd = ss[k]->fd, .events = POLLIN};
 			}
 		}
 
@@ -397,14 +394,16 @@ int run_job_supervise(run_job_t *job)
 		if (timeout > 0 && !job->terminating)
 			deadline_min(&next, job->start + timeout);
 		if (job->terminating)
-			deadline_min(&next, job->killed ? job->kill_at + RUN_DRAIN_MAX_S : job->kill_at);
+			deadline_min(&next,
+				     job->killed ? job->kill_at + RUN_DRAIN_MAX_S : job->kill_at);
 
 		if (next == INFINITY)
 			ms = -1;
 		else if (next <= now)
 			ms = 0;
 		else
-			ms = (next - now) * 1000.0 > INT_MAX ? INT_MAX : (int)ceil((next - now) * 1000.0);
+			ms = (next - now) * 1000.0 > INT_MAX ? INT_MAX
+							     : (int)ceil((next - now) * 1000.0);
 
 		ready = poll(pfds, (nfds_t)nfds, ms);
 		if (ready < 0) {

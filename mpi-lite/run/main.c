@@ -452,14 +452,14 @@ static int raise_fd_limit(int np)
  */
 static int setup_signals(run_job_t *job)
 {
-	static const int sigs[] = { SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2 };
-	struct sigaction ign = { .sa_handler = SIG_IGN }, old;
+	static const int sigs[] = {SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2};
+	struct sigaction ign = {.sa_handler = SIG_IGN}, old;
 	sigset_t set;
 
 	sigemptyset(&set);
 	for (size_t i = 0; i < IBX_ARRAY_SIZE(sigs); i++) {
-		if ((sigs[i] == SIGINT || sigs[i] == SIGHUP) && sigaction(sigs[i], NULL, &old) == 0 &&
-		    old.sa_handler == SIG_IGN)
+		if ((sigs[i] == SIGINT || sigs[i] == SIGHUP) &&
+		    sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
 			continue;
 		sigaddset(&set, sigs[i]);
 	}
@@ -499,7 +499,7 @@ int main(int argc, char **argv)
 	char tmpdir[PATH_MAX] = "";
 	char *path = NULL;
 	const char *shm_dir;
-	int evp[2] = { -1, -1 };
+	int evp[2] = {-1, -1};
 	int ret = RUN_EXIT_INTERNAL, rc;
 	bool registered = false, pmix_orderly = true;
 

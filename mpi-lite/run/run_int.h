@@ -23,10 +23,10 @@
 #define RUN_NAME "mpilite-run"
 
 /* Exit statuses of the launcher itself (as timeout(1) and env(1)). */
-#define RUN_EXIT_TIMEOUT 124   /* --timeout expired */
-#define RUN_EXIT_INTERNAL 125  /* usage error or launcher failure */
-#define RUN_EXIT_NOEXEC 126    /* the program could not be executed */
-#define RUN_EXIT_NOTFOUND 127  /* the program was not found */
+#define RUN_EXIT_TIMEOUT  124 /* --timeout expired */
+#define RUN_EXIT_INTERNAL 125 /* usage error or launcher failure */
+#define RUN_EXIT_NOEXEC	  126 /* the program could not be executed */
+#define RUN_EXIT_NOTFOUND 127 /* the program was not found */
 
 /* After SIGTERM, how long ranks get before SIGKILL (MPILITE_RUN_KILL_GRACE
  * overrides it). */
@@ -43,21 +43,21 @@ void run_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* ---- options (main.c) ----------------------------------------------------- */
 typedef struct run_opts {
 	int np;
-	double timeout_s;    /* 0: none */
-	double grace_s;      /* SIGTERM -> SIGKILL */
+	double timeout_s; /* 0: none */
+	double grace_s;	  /* SIGTERM -> SIGKILL */
 	bool tag_output;
-	char **xvars;        /* -x arguments, as given */
+	char **xvars; /* -x arguments, as given */
 	int nx;
-	char **argv;         /* the program and its arguments, NULL-terminated */
+	char **argv; /* the program and its arguments, NULL-terminated */
 } run_opts_t;
 
 /* ---- output forwarding (iof.c) -------------------------------------------- */
 typedef struct run_stream {
-	int fd;              /* read end of the rank's pipe; -1 once closed */
-	int out_fd;          /* where it goes: STDOUT_FILENO or STDERR_FILENO */
+	int fd;	    /* read end of the rank's pipe; -1 once closed */
+	int out_fd; /* where it goes: STDOUT_FILENO or STDERR_FILENO */
 	int rank;
-	bool tag;            /* prefix lines with "[rank] " */
-	char *line;          /* the unfinished line */
+	bool tag;   /* prefix lines with "[rank] " */
+	char *line; /* the unfinished line */
 	size_t len, cap;
 	double partial_since; /* when the unfinished line began */
 } run_stream_t;
@@ -100,32 +100,32 @@ void run_server_ack(run_event_t *ev);
 /* ---- the job (job.c) -------------------------------------------------------- */
 typedef struct run_rank {
 	int rank;
-	pid_t pid;           /* 0: not started; also its process group id */
+	pid_t pid; /* 0: not started; also its process group id */
 	bool reaped;
 	run_stream_t out, err;
 } run_rank_t;
 
 typedef struct run_job {
 	const run_opts_t *opts;
-	const char *path;    /* the program, resolved through PATH */
-	char **env;          /* the ranks' environment before PMIx adds its part */
+	const char *path; /* the program, resolved through PATH */
+	char **env;	  /* the ranks' environment before PMIx adds its part */
 	char nspace[256];
 	char job_id[IBX_BOOT_JOB_ID_MAX];
-	run_rank_t *ranks;   /* [np] */
+	run_rank_t *ranks; /* [np] */
 	int nstarted;
-	int sig_fd;          /* signalfd of the signals below */
-	int event_fd;        /* read end of the server's event pipe */
-	int devnull;         /* the ranks' stdin */
+	int sig_fd;   /* signalfd of the signals below */
+	int event_fd; /* read end of the server's event pipe */
+	int devnull;  /* the ranks' stdin */
 	pid_t launcher_pid;
-	sigset_t orig_mask;  /* restored in the ranks */
+	sigset_t orig_mask; /* restored in the ranks */
 	struct sigaction orig_sigpipe;
 	/* the first failure decides the exit status */
 	bool failed;
 	int exit_code;
 	/* termination */
 	bool terminating;
-	bool killed;         /* SIGKILL sent */
-	int term_signals;    /* signals received by the launcher itself */
+	bool killed;	  /* SIGKILL sent */
+	int term_signals; /* signals received by the launcher itself */
 	double start, kill_at;
 } run_job_t;
 

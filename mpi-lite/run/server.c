@@ -191,9 +191,9 @@ static pmix_status_t srv_direct_modex(const pmix_proc_t *proc, const pmix_info_t
 }
 
 static pmix_server_module_t srv_module = {
-	.abort = srv_abort,
-	.fence_nb = srv_fence_nb,
-	.direct_modex = srv_direct_modex,
+    .abort = srv_abort,
+    .fence_nb = srv_fence_nb,
+    .direct_modex = srv_direct_modex,
 };
 
 int run_server_init(const char *tmpdir, int event_fd)
@@ -234,22 +234,22 @@ static char *rank_list(int n)
 	return s;
 }
 
-#define SRV_ADD(list, key, val, type)                                                   \
-	do {                                                                             \
-		pmix_status_t rc_ = PMIx_Info_list_add((list), (key), (val), (type));     \
-		if (rc_ != PMIX_SUCCESS) {                                               \
-			run_msg("PMIx_Info_list_add(%s): %s", (key), PMIx_Error_string(rc_)); \
-			goto err;                                                        \
-		}                                                                        \
+#define SRV_ADD(list, key, val, type)                                                              \
+	do {                                                                                       \
+		pmix_status_t rc_ = PMIx_Info_list_add((list), (key), (val), (type));              \
+		if (rc_ != PMIX_SUCCESS) {                                                         \
+			run_msg("PMIx_Info_list_add(%s): %s", (key), PMIx_Error_string(rc_));      \
+			goto err;                                                                  \
+		}                                                                                  \
 	} while (0)
 
 /* The PMIX_PROC_DATA array of one rank; its first element must be PMIX_RANK. */
 static int add_proc_data(void *job_list, int rank, const char *host)
 {
 	void *pl = PMIx_Info_list_start();
-	pmix_data_array_t darray = { 0 };
+	pmix_data_array_t darray = {0};
 	pmix_rank_t prank = (pmix_rank_t)rank;
-	uint16_t lrank = (uint16_t)rank;  /* every rank is on this node */
+	uint16_t lrank = (uint16_t)rank; /* every rank is on this node */
 	uint32_t zero = 0;
 	pmix_status_t rc;
 
@@ -289,7 +289,7 @@ int run_server_register_job(const char *nspace, int np)
 	char host[256];
 	char *ranks = NULL, *node_regex = NULL, *proc_regex = NULL;
 	void *list;
-	pmix_data_array_t darray = { 0 };
+	pmix_data_array_t darray = {0};
 	uint32_t size = (uint32_t)np, one = 1;
 	pmix_rank_t lldr = 0;
 	srv_waiter_t w;

@@ -247,9 +247,10 @@ int main(int argc, char **argv)
 			printf("rank %d env %s=%s\n", rank, m->str, v ? v : "(unset)");
 		} else if (!strcmp(m->name, "lines")) {
 			for (long l = 0; l < m->arg; l++)
-				printf("rank %d line %ld of %ld: the quick brown fox jumps over the "
-				       "lazy dog\n",
-				       rank, l, m->arg);
+				printf(
+				    "rank %d line %ld of %ld: the quick brown fox jumps over the "
+				    "lazy dog\n",
+				    rank, l, m->arg);
 			for (long l = 0; l < m->arg / 10; l++)
 				fprintf(stderr, "rank %d errline %ld\n", rank, l);
 		} else if (!strcmp(m->name, "barrier")) {

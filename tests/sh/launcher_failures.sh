@@ -2,14 +2,14 @@
 # launcher_failures.sh — a rank that fails ends the job, promptly, with the
 # right exit status and a message naming the rank: a non-zero exit, a death
 # by signal, and PMIx_Abort (MPI_Abort) with its code and message. The other
-# ranks, blocked in a fence, must be killed, not waited for.
+# ranks, which would sleep for ever, must be killed, not waited for.
 . "$(dirname "$0")/launcher_common.inc"
 
 baseline 4
 QUICK=$(plus "$BASE" 6) # the failing rank is there at once: no grace period to wait
 
-# rank 2 exits with 5 while the others wait in a fence for it
-launch -n 4 "$BOOTCLIENT" exit 2 5
+# rank 2 exits with 5; the others sleep until the launcher ends them
+launch -n 4 "$BOOTCLIENT" exit 2 5 sleep all
 expect_rc 5 "exit status of rank 2"
 expect_err "^mpilite-run: rank 2 \(pid [0-9]+\) exited with status 5; terminating the job$"
 expect_out "^rank 2: exiting with 5$"
@@ -28,7 +28,7 @@ expect_rc 7 "sh exit 7"
 [ "$(grep -c 'exited with status' "$ERR")" = 1 ] || { show; fail "failure reported more than once"; }
 
 # rank 1 kills itself with SIGKILL: 128+9, and its last line still arrives
-launch -n 4 "$BOOTCLIENT" kill9 1
+launch -n 4 "$BOOTCLIENT" kill9 1 sleep all
 expect_rc 137 "rank killed by SIGKILL"
 expect_err "^mpilite-run: rank 1 \(pid [0-9]+\) killed by signal 9 \(Killed\); terminating the job$"
 expect_out "^rank 1: killing myself$"
@@ -41,8 +41,9 @@ expect_rc 139 "SIGSEGV"
 expect_err "killed by signal 11"
 
 # PMIx_Abort: the code is the job's exit status, the message is shown, and
-# the abort (not the aborting rank's own exit) is what gets reported
-launch -n 4 "$BOOTCLIENT" abort 1 3
+# the abort (not the aborting rank's own exit) is what gets reported; the
+# other ranks sleep until the launcher ends them
+launch -n 4 "$BOOTCLIENT" abort 1 3 sleep all
 expect_rc 3 "abort code"
 expect_err "^mpilite-run: rank 1 called abort with code 3: bootclient abort on rank 1$"
 expect_no_err "exited with status"
@@ -60,8 +61,9 @@ expect_err "^mpilite-run: rank 0 called abort with code 0: bootclient abort on r
 for i in 1 2 3 4 5; do
 	launch -n 3 "$BOOTCLIENT" abort 2 9
 	expect_rc 9 "abort round $i"
-	launch -n 3 "$BOOTCLIENT" exit 0 4
+	launch -n 3 "$BOOTCLIENT" exit 0 4 sleep all
 	expect_rc 4 "exit round $i"
+	expect_faster "$QUICK"
 done
 expect_tmp_clean
 echo "ok"

@@ -12,6 +12,11 @@
  *                           memcpy (numbers for the report, no assertions);
  *                           with sizes: bandwidth of those sizes only
  *
+ * SHM_ENGINE_NODUMP=before|after makes the ranks non-dumpable before or
+ * after ibx_init: without CAP_SYS_PTRACE (the script drops it) the kernel
+ * then refuses CMA, at the connect probe or in the middle of the run, and
+ * the pipelined copy must serve alone.
+ *
  * The functional suite: every size from 0 to 8 MiB (eager, pipe, CMA as
  * configured) both posted-first and unexpected, with content checks in
  * both directions; ANY_SOURCE with per-sender order; IBX_SEND_SYNC
@@ -27,6 +32,7 @@
 #include "ibx_int.h"
 
 #include <dirent.h>
+#include <sys/prctl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,21 +44,21 @@
 static ibx_ctx_t *ctx;
 static int rank, size;
 
-#define CHECK(cond, ...)                                                                   \
-	do {                                                                               \
-		if (!(cond)) {                                                             \
-			fprintf(stderr, "rank %d: %s:%d: check failed: %s: ", rank, __FILE__, \
-				__LINE__, #cond);                                          \
-			fprintf(stderr, __VA_ARGS__);                                      \
-			fprintf(stderr, "\n");                                             \
-			exit(1);                                                           \
-		}                                                                          \
+#define CHECK(cond, ...)                                                                           \
+	do {                                                                                       \
+		if (!(cond)) {                                                                     \
+			fprintf(stderr, "rank %d: %s:%d: check failed: %s: ", rank, __FILE__,      \
+				__LINE__, #cond);                                                  \
+			fprintf(stderr, __VA_ARGS__);                                              \
+			fprintf(stderr, "\n");                                                     \
+			exit(1);                                                                   \
+		}                                                                                  \
 	} while (0)
 
-#define OK(expr)                                                                           \
-	do {                                                                               \
-		ibx_status_t st_ = (expr);                                                 \
-		CHECK(st_ == IBX_OK || st_ == IBX_INPROGRESS, "%s", ibx_status_str(st_));  \
+#define OK(expr)                                                                                   \
+	do {                                                                                       \
+		ibx_status_t st_ = (expr);                                                         \
+		CHECK(st_ == IBX_OK || st_ == IBX_INPROGRESS, "%s", ibx_status_str(st_));          \
 	} while (0)
 
 static uint64_t mix(uint64_t x)
@@ -102,10 +108,9 @@ static long check(const uint8_t *b, size_t len, uint64_t seed)
 	return -1;
 }
 
-static ibx_status_t send_wait(int dest, const void *buf, size_t len, ibx_tag_t tag,
-			      unsigned flags)
+static ibx_status_t send_wait(int dest, const void *buf, size_t len, ibx_tag_t tag, unsigned flags)
 {
-	ibx_request_t r = { 0 };
+	ibx_request_t r = {0};
 	ibx_status_t st = ibx_tag_send(ctx, dest, buf, len, tag, flags, &r);
 
 	/* IBX_OK: complete at once, the request holds the status */
@@ -131,14 +136,15 @@ static void barrier(void)
 /* ---- sizes -------------------------------------------------------------- */
 
 static const size_t sizes[] = {
-	0, 1, 2, 3, 7, 8, 9, 15, 16, 17, 31, 32, 33, 39, 40, 41, 60, 99, 100, 101, 160, 161,
-	255, 256, 1000, 1023, 1024, 4095, 4096, 4097, 8191, 8192, 8193, 12345, 16383, 16384,
-	16385, 30000, 32768, 32769, 65535, 65536, 65537, 100000, 131072, 262143, 262144,
-	524288, 1000003, 1048576, 2097152, 4194304, 4194305, 6000000, 8388608,
+    0,	    1,	    2,	    3,	    7,	     8,	      9,       15,	16,	 17,	  31,
+    32,	    33,	    39,	    40,	    41,	     60,      99,      100,	101,	 160,	  161,
+    255,    256,    1000,   1023,   1024,    4095,    4096,    4097,	8191,	 8192,	  8193,
+    12345,  16383,  16384,  16385,  30000,   32768,   32769,   65535,	65536,	 65537,	  100000,
+    131072, 262143, 262144, 524288, 1000003, 1048576, 2097152, 4194304, 4194305, 6000000, 8388608,
 };
 
 #define TAG_DATA 100
-#define TAG_GO   101
+#define TAG_GO	 101
 #define TAG_ECHO 102
 
 /* Rank 0 sends each size to every peer, which checks and echoes it with
@@ -152,7 +158,7 @@ static void test_sizes(uint8_t *a, uint8_t *b, bool unexpected)
 
 		for (int peer = 1; peer < size; peer++) {
 			uint64_t seed = k * 1000 + (uint64_t)peer * 7 + unexpected;
-			ibx_request_t sr = { 0 }, rr = { 0 };
+			ibx_request_t sr = {0}, rr = {0};
 			ibx_status_t st;
 			long bad;
 
@@ -166,9 +172,11 @@ static void test_sizes(uint8_t *a, uint8_t *b, bool unexpected)
 				memset(b, 0xee, len + 64);
 				st = recv_wait(peer, b, len, TAG_ECHO, &rr);
 				CHECK(st == IBX_OK, "echo of %zu: %s", len, ibx_status_str(st));
-				CHECK(rr.length == len && rr.source == peer, "echo length %zu", rr.length);
+				CHECK(rr.length == len && rr.source == peer, "echo length %zu",
+				      rr.length);
 				bad = check(b, len, seed + 1);
-				CHECK(bad < 0, "echo of %zu bytes from %d wrong at %ld", len, peer, bad);
+				CHECK(bad < 0, "echo of %zu bytes from %d wrong at %ld", len, peer,
+				      bad);
 				CHECK(b[len] == 0xee, "echo of %zu overran", len);
 			} else if (rank == peer) {
 				memset(b, 0xee, len + 64);
@@ -209,10 +217,10 @@ static void test_any_source(uint8_t *a, uint8_t *b)
 	const uint64_t n = 2000;
 
 	if (rank == 0) {
-		uint64_t next[8] = { 0 };
+		uint64_t next[8] = {0};
 
 		for (uint64_t i = 0; i < n * (uint64_t)(size - 1); i++) {
-			ibx_request_t rr = { 0 };
+			ibx_request_t rr = {0};
 			ibx_status_t st = recv_wait(IBX_ANY_SOURCE, b, MAX_SIZE, TAG_ANY, &rr);
 			int src = rr.source;
 			uint64_t seq;
@@ -244,18 +252,20 @@ static void test_any_source(uint8_t *a, uint8_t *b)
  * progresses a while, checks, then tells rank 0 to post. */
 static void test_ssend(uint8_t *a, uint8_t *b)
 {
-	static const size_t lens[] = { 0, 8, 1000, 200000, 3000000 };
+	static const size_t lens[] = {0, 8, 1000, 200000, 3000000};
 
 	for (size_t k = 0; k < IBX_ARRAY_SIZE(lens); k++) {
-		ibx_request_t sr = { 0 }, rr = { 0 };
+		ibx_request_t sr = {0}, rr = {0};
 
 		if (rank == 1) {
 			fill(a, lens[k], 42 + k);
 			OK(ibx_tag_send(ctx, 0, a, lens[k], TAG_SYNC, IBX_SEND_SYNC, &sr));
 			for (int i = 0; i < 200000; i++)
 				ibx_progress(ctx);
-			CHECK(!sr.completed, "SYNC send of %zu completed before the receive was "
-			      "posted", lens[k]);
+			CHECK(!sr.completed,
+			      "SYNC send of %zu completed before the receive was "
+			      "posted",
+			      lens[k]);
 			CHECK(send_wait(0, NULL, 0, TAG_POST, 0) == IBX_OK, "post msg");
 			CHECK(ibx_wait(ctx, &sr) == IBX_OK, "sync send");
 		} else if (rank == 0) {
@@ -273,25 +283,27 @@ static void test_ssend(uint8_t *a, uint8_t *b)
 static void test_truncation(uint8_t *a, uint8_t *b)
 {
 	static const size_t lens[][2] = {
-		{ 1000, 100 }, { 41, 40 }, { 200000, 100000 }, { 4194304, 1048577 }, { 70000, 0 },
+	    {1000, 100}, {41, 40}, {200000, 100000}, {4194304, 1048577}, {70000, 0},
 	};
 
 	for (size_t k = 0; k < IBX_ARRAY_SIZE(lens); k++) {
 		size_t len = lens[k][0], cap = lens[k][1];
-		ibx_request_t rr = { 0 };
+		ibx_request_t rr = {0};
 		ibx_status_t st;
 
 		if (rank == 1) {
 			fill(a, len, 77 + k);
 			st = send_wait(0, a, len, TAG_TRUNC, k % 2 ? IBX_SEND_SYNC : 0);
-			CHECK(st == IBX_OK, "sender of a truncated message: %s", ibx_status_str(st));
+			CHECK(st == IBX_OK, "sender of a truncated message: %s",
+			      ibx_status_str(st));
 		} else if (rank == 0) {
 			memset(b, 0xee, len + 64);
 			st = recv_wait(1, b, cap, TAG_TRUNC, &rr);
 			CHECK(st == IBX_ERR_TRUNCATED, "truncated %zu into %zu: %s", len, cap,
 			      ibx_status_str(st));
 			CHECK(rr.length == len, "length %zu", rr.length);
-			CHECK(check(b, cap, 77 + k) < 0, "truncated content k=%zu at %ld", k, check(b, cap, 77 + k));
+			CHECK(check(b, cap, 77 + k) < 0, "truncated content k=%zu at %ld", k,
+			      check(b, cap, 77 + k));
 			for (size_t i = cap; i < len + 64; i++)
 				CHECK(b[i] == 0xee, "byte %zu beyond the buffer written", i);
 		}
@@ -301,15 +313,15 @@ static void test_truncation(uint8_t *a, uint8_t *b)
 /* ---- ordering ---------------------------------------------------------------- */
 
 #define TAG_ORDER 500
-#define TAG_A     501
-#define TAG_B     502
+#define TAG_A	  501
+#define TAG_B	  502
 
 /* One tag, eager and rendezvous mixed: matched in send order. Then two
  * rendezvous received in the opposite order of their sends (a sender that
  * waited for the first before the second's RTS would deadlock). */
 static void test_ordering(uint8_t *a, uint8_t *b)
 {
-	static const size_t lens[] = { 10, 200000, 20, 300000, 0, 5000000, 30, 16385, 40 };
+	static const size_t lens[] = {10, 200000, 20, 300000, 0, 5000000, 30, 16385, 40};
 	static uint8_t *bufs[IBX_ARRAY_SIZE(lens)];
 	ibx_request_t rq[IBX_ARRAY_SIZE(lens)];
 
@@ -342,7 +354,7 @@ static void test_ordering(uint8_t *a, uint8_t *b)
 	barrier();
 
 	if (rank == 1) {
-		ibx_request_t s1 = { 0 }, s2 = { 0 };
+		ibx_request_t s1 = {0}, s2 = {0};
 
 		fill(a, 1 << 20, 1);
 		fill(a + (1 << 20), 1 << 20, 2);
@@ -351,7 +363,7 @@ static void test_ordering(uint8_t *a, uint8_t *b)
 		CHECK(s1.completed || ibx_wait(ctx, &s1) == IBX_OK, "s1");
 		CHECK(s2.completed || ibx_wait(ctx, &s2) == IBX_OK, "s2");
 	} else if (rank == 0) {
-		ibx_request_t r = { 0 };
+		ibx_request_t r = {0};
 
 		CHECK(recv_wait(1, b, 1 << 20, TAG_B, &r) == IBX_OK && check(b, 1 << 20, 2) < 0,
 		      "B");
@@ -367,7 +379,7 @@ static void test_ordering(uint8_t *a, uint8_t *b)
 
 static void test_put_get(uint8_t *a, uint8_t *b)
 {
-	ibx_request_t rr = { 0 };
+	ibx_request_t rr = {0};
 	uint8_t did = 0;
 
 	if (rank == 1) {
@@ -440,7 +452,7 @@ static int count_segments(void)
 /* ---- burst ---------------------------------------------------------------------- */
 
 #define TAG_BURST 700
-#define WINDOW    64
+#define WINDOW	  64
 
 static size_t burst_len(uint64_t seq)
 {
@@ -457,13 +469,14 @@ static int burst(uint64_t count)
 	static ibx_request_t req[WINDOW];
 
 	if (rank == 0) {
-		uint64_t next[64] = { 0 };
-		ibx_request_t rr = { 0 };
+		uint64_t next[64] = {0};
+		ibx_request_t rr = {0};
 
 		/* let the rings fill up and the senders queue */
 		usleep(100000);
 		for (uint64_t i = 0; i < count * (uint64_t)(size - 1); i++) {
-			ibx_status_t st = recv_wait(IBX_ANY_SOURCE, rbuf, sizeof(rbuf), TAG_BURST, &rr);
+			ibx_status_t st =
+			    recv_wait(IBX_ANY_SOURCE, rbuf, sizeof(rbuf), TAG_BURST, &rr);
 			int src = rr.source;
 			uint64_t seq, got;
 
@@ -473,8 +486,9 @@ static int burst(uint64_t count)
 			CHECK(rr.length == burst_len(seq), "from %d seq %llu length %zu", src,
 			      (unsigned long long)seq, rr.length);
 			memcpy(&got, rbuf, 8);
-			CHECK(got == ((uint64_t)src << 48 | seq), "from %d: seq %llx, expected %llu",
-			      src, (unsigned long long)got, (unsigned long long)seq);
+			CHECK(got == ((uint64_t)src << 48 | seq),
+			      "from %d: seq %llx, expected %llu", src, (unsigned long long)got,
+			      (unsigned long long)seq);
 			CHECK(check(rbuf + 8, rr.length - 8, seq ^ (uint64_t)src) < 0,
 			      "from %d seq %llu content", src, (unsigned long long)seq);
 		}
@@ -525,13 +539,13 @@ static void on_term(int sig)
 static int die(uint8_t *a)
 {
 	if (rank == 1) {
-		ibx_request_t rr = { 0 };
+		ibx_request_t rr = {0};
 
 		CHECK(recv_wait(0, NULL, 0, TAG_GO, &rr) == IBX_OK, "go");
 		raise(SIGKILL);
 	}
 	if (rank == 0) {
-		ibx_request_t sr = { 0 }, rr = { 0 };
+		ibx_request_t sr = {0}, rr = {0};
 		ibx_status_t s1, s2;
 		double t0 = 0;
 
@@ -587,7 +601,7 @@ static double best(const double *v, int n, bool max)
  * one. */
 static void rep_start(void)
 {
-	ibx_request_t rr = { 0 };
+	ibx_request_t rr = {0};
 
 	usleep(20000);
 	if (rank == 0) {
@@ -606,10 +620,10 @@ static void rep_start(void)
  */
 static void bench(uint8_t *a, uint8_t *b, char **sizes_arg, int nsizes)
 {
-	size_t bw_sizes[16] = { 65536, 1 << 20, 4 << 20 };
+	size_t bw_sizes[16] = {65536, 1 << 20, 4 << 20};
 	size_t nbw = 3;
 	double t[REPS_MAX];
-	ibx_request_t rq[64], rr = { 0 };
+	ibx_request_t rq[64], rr = {0};
 	const char *reps_env = getenv("SHM_BENCH_REPS");
 	int reps = reps_env ? atoi(reps_env) : 15;
 
@@ -626,7 +640,8 @@ static void bench(uint8_t *a, uint8_t *b, char **sizes_arg, int nsizes)
 			int64_t v;
 
 			CHECK(ibx_config_parse_size(sizes_arg[i], &v) == IBX_OK && v > 0 &&
-				      v <= (int64_t)MAX_SIZE, "size %s", sizes_arg[i]);
+				  v <= (int64_t)MAX_SIZE,
+			      "size %s", sizes_arg[i]);
 			bw_sizes[nbw++] = (size_t)v;
 		}
 	}
@@ -717,6 +732,7 @@ static void bench(uint8_t *a, uint8_t *b, char **sizes_arg, int nsizes)
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "all";
+	const char *nodump;
 	uint8_t *a, *b;
 
 	if (!strcmp(mode, "stall") && argc > 2) {
@@ -738,7 +754,12 @@ int main(int argc, char **argv)
 		signal(SIGTERM, on_term);
 		setvbuf(stdout, NULL, _IOLBF, 0);
 	}
+	nodump = getenv("SHM_ENGINE_NODUMP");
+	if (nodump && !strcmp(nodump, "before"))
+		CHECK(prctl(PR_SET_DUMPABLE, 0) == 0, "prctl");
 	OK(ibx_init(NULL, &ctx));
+	if (nodump && !strcmp(nodump, "after"))
+		CHECK(prctl(PR_SET_DUMPABLE, 0) == 0, "prctl");
 	rank = ibx_rank(ctx);
 	size = ibx_size(ctx);
 	CHECK(size >= 2, "needs 2 ranks or more");

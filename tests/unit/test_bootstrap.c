@@ -30,8 +30,8 @@ extern char **environ;
  * environment (say, the tests started under a launcher) plays no part. */
 static void clear_launcher_env(void)
 {
-	static const char *const vars[] = { "SLURM_STEP_NUM_TASKS", "PMI_FD", "PMI_RANK",
-					    "PMI_SIZE" };
+	static const char *const vars[] = {"SLURM_STEP_NUM_TASKS", "PMI_FD", "PMI_RANK",
+					   "PMI_SIZE"};
 	char name[256];
 
 	for (size_t i = 0; i < IBX_ARRAY_SIZE(vars); i++)
@@ -50,8 +50,8 @@ static void clear_launcher_env(void)
 }
 
 typedef struct child_result {
-	int status;          /* ibx_status_t of ibx_boot_init */
-	char err[4096];      /* what it logged */
+	int status;	/* ibx_status_t of ibx_boot_init */
+	char err[4096]; /* what it logged */
 } child_result_t;
 
 /* Runs ibx_boot_init in a child with @env ("NAME=value", NULL-terminated)
@@ -238,7 +238,7 @@ static void test_singleton_abort(void **state)
 
 static void test_detect_plain_is_singleton(void **state)
 {
-	static const char *const env[] = { NULL };
+	static const char *const env[] = {NULL};
 	child_result_t r;
 
 	(void)state;
@@ -248,7 +248,7 @@ static void test_detect_plain_is_singleton(void **state)
 
 static void test_detect_srun_without_pmix(void **state)
 {
-	static const char *const env[] = { "SLURM_STEP_NUM_TASKS=2", NULL };
+	static const char *const env[] = {"SLURM_STEP_NUM_TASKS=2", NULL};
 	child_result_t r;
 
 	(void)state;
@@ -261,7 +261,7 @@ static void test_detect_srun_without_pmix(void **state)
 static void test_detect_srun_one_task(void **state)
 {
 	/* srun -n 1 without PMIx is an honest job of one */
-	static const char *const env[] = { "SLURM_STEP_NUM_TASKS=1", NULL };
+	static const char *const env[] = {"SLURM_STEP_NUM_TASKS=1", NULL};
 	child_result_t r;
 
 	(void)state;
@@ -271,7 +271,7 @@ static void test_detect_srun_one_task(void **state)
 
 static void test_detect_hydra_fd(void **state)
 {
-	static const char *const env[] = { "PMI_FD=3", NULL };
+	static const char *const env[] = {"PMI_FD=3", NULL};
 	child_result_t r;
 
 	(void)state;
@@ -283,7 +283,7 @@ static void test_detect_hydra_fd(void **state)
 
 static void test_detect_hydra_rank(void **state)
 {
-	static const char *const env[] = { "PMI_RANK=0", NULL };
+	static const char *const env[] = {"PMI_RANK=0", NULL};
 	child_result_t r;
 
 	(void)state;
@@ -295,8 +295,8 @@ static void test_detect_hydra_rank(void **state)
 /* srun's variables come second: with PMIx variables present, PMIx decides. */
 static void test_detect_pmix_first(void **state)
 {
-	static const char *const env[] = { "PMIX_SERVER_URI41=pmix-server.1;tcp4://127.0.0.1:1",
-					   "SLURM_STEP_NUM_TASKS=4", "PMI_FD=3", NULL };
+	static const char *const env[] = {"PMIX_SERVER_URI41=pmix-server.1;tcp4://127.0.0.1:1",
+					  "SLURM_STEP_NUM_TASKS=4", "PMI_FD=3", NULL};
 	child_result_t r;
 
 	(void)state;
@@ -310,7 +310,7 @@ static void test_detect_pmix_first(void **state)
 /* A stale PMIx environment (launcher gone) is an error, not a singleton. */
 static void test_detect_pmix_stale_namespace(void **state)
 {
-	static const char *const env[] = { "PMIX_NAMESPACE=gone.1234", "PMIX_RANK=0", NULL };
+	static const char *const env[] = {"PMIX_NAMESPACE=gone.1234", "PMIX_RANK=0", NULL};
 	child_result_t r;
 
 	(void)state;
@@ -384,18 +384,18 @@ static void test_sanitize_id(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_singleton_identity),
-		cmocka_unit_test(test_singleton_modex),
-		cmocka_unit_test(test_singleton_reinit),
-		cmocka_unit_test(test_singleton_abort),
-		cmocka_unit_test(test_detect_plain_is_singleton),
-		cmocka_unit_test(test_detect_srun_without_pmix),
-		cmocka_unit_test(test_detect_srun_one_task),
-		cmocka_unit_test(test_detect_hydra_fd),
-		cmocka_unit_test(test_detect_hydra_rank),
-		cmocka_unit_test(test_detect_pmix_first),
-		cmocka_unit_test(test_detect_pmix_stale_namespace),
-		cmocka_unit_test(test_sanitize_id),
+	    cmocka_unit_test(test_singleton_identity),
+	    cmocka_unit_test(test_singleton_modex),
+	    cmocka_unit_test(test_singleton_reinit),
+	    cmocka_unit_test(test_singleton_abort),
+	    cmocka_unit_test(test_detect_plain_is_singleton),
+	    cmocka_unit_test(test_detect_srun_without_pmix),
+	    cmocka_unit_test(test_detect_srun_one_task),
+	    cmocka_unit_test(test_detect_hydra_fd),
+	    cmocka_unit_test(test_detect_hydra_rank),
+	    cmocka_unit_test(test_detect_pmix_first),
+	    cmocka_unit_test(test_detect_pmix_stale_namespace),
+	    cmocka_unit_test(test_sanitize_id),
 	};
 
 	/* the refusals are logged at error level, which must be on */

@@ -101,8 +101,8 @@ static int ring_writer(ring_test_t *t)
 		size_t len = msg_len(i, big);
 
 		msg_fill(i, buf, len);
-		while (!ibx_shm_tx_send(&tx, IBX_SHM_PKT_EAGER, (uint32_t)i, i ^ 0x5a5a, buf,
-					len)) {
+		while (
+		    !ibx_shm_tx_send(&tx, IBX_SHM_PKT_EAGER, (uint32_t)i, i ^ 0x5a5a, buf, len)) {
 			if (!atomic_load(&t->writer_saw_full))
 				atomic_store(&t->writer_saw_full, 1);
 			atomic_fetch_add_explicit(&t->full_count, 1, memory_order_relaxed);
@@ -167,8 +167,8 @@ static void *shared_alloc(size_t size)
 
 static ring_test_t *ring_test_new(uint32_t nslots, uint64_t nmsg)
 {
-	size_t size = sizeof(ring_test_t) + 64 + sizeof(ibx_shm_ack_t) +
-		      nslots * sizeof(ibx_shm_slot_t) + 64;
+	size_t size =
+	    sizeof(ring_test_t) + 64 + sizeof(ibx_shm_ack_t) + nslots * sizeof(ibx_shm_slot_t) + 64;
 	uint8_t *mem = shared_alloc(size);
 	ring_test_t *t = (ring_test_t *)mem;
 	uintptr_t a = ((uintptr_t)(mem + sizeof(*t)) + 63) & ~(uintptr_t)63;
@@ -288,8 +288,8 @@ static void test_ring_no_stale_full(void **state)
 
 			memcpy(buf + j, &v, 4);
 		}
-		assert_true(ibx_shm_tx_send(&tx, IBX_SHM_PKT_EAGER, 0, lap, buf,
-					    ibx_shm_pkt_capacity(8)));
+		assert_true(
+		    ibx_shm_tx_send(&tx, IBX_SHM_PKT_EAGER, 0, lap, buf, ibx_shm_pkt_capacity(8)));
 		ibx_shm_slot_t *h = ibx_shm_rx_peek(&rx);
 
 		assert_non_null(h);
@@ -461,8 +461,7 @@ static void test_pipe_corrupt(void **state)
 
 /* ---- tests: segments ------------------------------------------------------- */
 
-static const ibx_shm_geom_t test_geom = { .ring_slots = 64, .pipe_chunks = 4,
-					  .pipe_chunk = 8192 };
+static const ibx_shm_geom_t test_geom = {.ring_slots = 64, .pipe_chunks = 4, .pipe_chunk = 8192};
 
 static int count_prefix(const char *dir, const char *prefix)
 {
@@ -502,7 +501,7 @@ static void test_geom_check(void **state)
  * /dev/shm while both mappings still work. */
 static void test_seg_lifecycle(void **state)
 {
-	const int peers[] = { 1, 2 };
+	const int peers[] = {1, 2};
 	char jobid[64], prefix[96];
 	ibx_shm_seg_t seg, bad;
 	ibx_shm_area_t a;
@@ -600,7 +599,7 @@ static void make_stranded(const char *dir, const char *jobid, int rank)
 		if (gc < 0)
 			_exit(1);
 		if (gc == 0) {
-			const int peers[] = { rank + 1 };
+			const int peers[] = {rank + 1};
 			ibx_shm_seg_t s;
 
 			if (ibx_shm_seg_create(dir, jobid, rank, peers, 1, &test_geom, &s))
@@ -658,7 +657,7 @@ static void test_sweep(void **state)
 	live = fork();
 	assert_true(live >= 0);
 	if (live == 0) {
-		const int peers[] = { 1 };
+		const int peers[] = {1};
 		ibx_shm_seg_t s;
 
 		if (ibx_shm_seg_create(sweep_dir, "livejob", 0, peers, 1, &test_geom, &s))
@@ -705,12 +704,11 @@ static void test_sweep(void **state)
 	/* a stranded file with the very name a new segment wants is replaced */
 	make_stranded(sweep_dir, "reused", 3);
 	{
-		const int peers[] = { 4 };
+		const int peers[] = {4};
 		ibx_shm_seg_t s;
 
-		assert_int_equal(ibx_shm_seg_create(sweep_dir, "reused", 3, peers, 1, &test_geom,
-						    &s),
-				 IBX_OK);
+		assert_int_equal(
+		    ibx_shm_seg_create(sweep_dir, "reused", 3, peers, 1, &test_geom, &s), IBX_OK);
 		assert_int_equal(s.hdr->owner_pid, getpid());
 		ibx_shm_seg_detach(&s);
 	}
@@ -798,18 +796,18 @@ static void test_cma(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_pkt_slots),
-		cmocka_unit_test(test_ring_full_and_wrap),
-		cmocka_unit_test(test_ring_no_stale_full),
-		cmocka_unit_test(test_ring_stress_fork),
-		cmocka_unit_test(test_ring_stress_threads),
-		cmocka_unit_test(test_pipe_stress),
-		cmocka_unit_test(test_pipe_corrupt),
-		cmocka_unit_test(test_geom_check),
-		cmocka_unit_test(test_seg_lifecycle),
-		cmocka_unit_test(test_pid_alive),
-		cmocka_unit_test(test_sweep),
-		cmocka_unit_test(test_cma),
+	    cmocka_unit_test(test_pkt_slots),
+	    cmocka_unit_test(test_ring_full_and_wrap),
+	    cmocka_unit_test(test_ring_no_stale_full),
+	    cmocka_unit_test(test_ring_stress_fork),
+	    cmocka_unit_test(test_ring_stress_threads),
+	    cmocka_unit_test(test_pipe_stress),
+	    cmocka_unit_test(test_pipe_corrupt),
+	    cmocka_unit_test(test_geom_check),
+	    cmocka_unit_test(test_seg_lifecycle),
+	    cmocka_unit_test(test_pid_alive),
+	    cmocka_unit_test(test_sweep),
+	    cmocka_unit_test(test_cma),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
