@@ -108,8 +108,8 @@ enum { IBX_REQ_SEND = 1, IBX_REQ_RECV = 2 };
 static inline void ibx_req_complete(ibx_request_t *req, ibx_status_t status)
 {
 	req->status = status;
-	atomic_thread_fence(memory_order_release);
-	req->completed = 1;
+	/* release: the status and data are visible before `completed` */
+	__atomic_store_n(&req->completed, 1, __ATOMIC_RELEASE);
 	if (req->cb)
 		req->cb(req);
 }

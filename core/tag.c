@@ -412,9 +412,8 @@ ibx_status_t ibx_wait(ibx_ctx_t *ctx, ibx_request_t *req)
 
 	if (!ctx || !req)
 		return IBX_ERR_INVALID_PARAM;
-	while (!req->completed)
+	while (!__atomic_load_n(&req->completed, __ATOMIC_ACQUIRE))
 		ibx_progress_wait(ctx, &idle);
-	atomic_thread_fence(memory_order_acquire);
 	return req->status;
 }
 

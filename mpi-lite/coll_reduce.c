@@ -35,7 +35,9 @@
  *
  * Allreduce across nodes (commutative op): reduce inside each node to its
  * representative, allreduce among the representatives, broadcast inside
- * each node.
+ * each node. Reduce across nodes (commutative op): inside each node to its
+ * representative (the root on the root's node), then among the
+ * representatives to the root.
  *
  * Reduce-scatter, commutative: the same ring, with the segment sizes the
  * caller gives, arranged so that rank i ends with segment i. Otherwise:
@@ -245,13 +247,9 @@ out:
 	return err;
 }
 
-int coll_reduce(const coll_grp_t *g, const void *sbuf, void *rbuf, int n,
-		const coll_red_t *rd, int root)
+static int reduce_flat(const coll_grp_t *g, const void *in, void *rbuf, int n,
+		       const coll_red_t *rd, int root)
 {
-	const void *in = sbuf ? sbuf : rbuf;
-
-	if (n == 0)
-		return MPI_SUCCESS;
 	if (g->size == 1) {
 		red_copy(rd, rbuf, in, n);
 		return MPI_SUCCESS;
@@ -260,6 +258,35 @@ int coll_reduce(const coll_grp_t *g, const void *sbuf, void *rbuf, int n,
 	    red_span(rd, n) > COLL_REDUCE_SHORT_MAX)
 		return reduce_rs_gather(g, in, rbuf, n, rd, root);
 	return reduce_binomial(g, in, rbuf, n, rd, root);
+}
+
+int coll_reduce(const coll_grp_t *g, const void *sbuf, void *rbuf, int n,
+		const coll_red_t *rd, int root)
+{
+	const void *in = sbuf ? sbuf : rbuf;
+	coll_hier_t h;
+	void *base = NULL;
+	char *acc;
+	int err;
+
+	if (n == 0)
+		return MPI_SUCCESS;
+	if (g->ranks || !rd->commute || !coll_multinode(g->comm))
+		return reduce_flat(g, in, rbuf, n, rd, root);
+	/* Inside each node to its representative (the root on its node),
+	 * then among the representatives to the root. */
+	coll_hier_get(g->comm, root, &h);
+	if (!h.is_rep)
+		return reduce_flat(&h.intra, in, NULL, n, rd, h.intra_root);
+	acc = g->rank == root ? rbuf : coll_red_alloc(rd, n, &base);
+	if (!acc)
+		return MPI_ERR_NO_MEM;
+	err = reduce_flat(&h.intra, in, acc, n, rd, h.intra_root);
+	if (err == MPI_SUCCESS)
+		err = reduce_flat(&h.inter, acc, g->rank == root ? rbuf : NULL, n, rd,
+				  h.inter_root);
+	free(base);
+	return err;
 }
 
 /* ---- allreduce ----------------------------------------------------------------------------- */
@@ -386,23 +413,6 @@ static int allreduce_flat(const coll_grp_t *g, const void *sbuf, void *rbuf, int
 {
 	bool longmsg = red_span(rd, n) > COLL_ALLREDUCE_SHORT_MAX;
 
-	{
-		const char *v = getenv("IBX_COLL_AR2");
-		int mode = v ? atoi(v) : 0;
-		if (g->size == 2 && rd->commute && !rd->whole && longmsg && mode) {
-			if (sbuf)
-				red_copy(rd, rbuf, sbuf, n);
-			if (mode == 1)
-				return allreduce_ring(g, rbuf, n, rd);
-			if (mode == 2)
-				return allreduce_recursive_doubling(g, rbuf, n, rd);
-			if (mode == 3) {
-				int err = reduce_binomial(g, rbuf, rbuf, n, rd, 0);
-				if (err) return err;
-				return coll_bcast_binomial(g, rbuf, red_span(rd, n), 0, CT_BCAST);
-			}
-		}
-	}
 	if (g->size == 2 && rd->commute && !rd->whole)
 		return allreduce_pair(g, sbuf, rbuf, n, rd);
 	if (sbuf)

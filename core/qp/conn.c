@@ -423,6 +423,18 @@ static ibx_status_t peer_connect(qp_path_t *path, qp_peer_t *p)
 	p->tx_credits_max = blob->credits;
 	p->eager_max = blob->eager_limit < path->eager_limit ? blob->eager_limit
 							      : path->eager_limit;
+	/* the latency path: one inline SGE, WR fields filled once */
+	p->fast_max = p->qp->max_inline < path->inline_max ? p->qp->max_inline : path->inline_max;
+	p->fast_max = p->fast_max > sizeof(qp_hdr_t) ? p->fast_max - (uint32_t)sizeof(qp_hdr_t) : 0;
+	if (p->fast_max > QP_FAST_MAX)
+		p->fast_max = QP_FAST_MAX;
+	if (p->fast_max > p->eager_max)
+		p->fast_max = p->eager_max;
+	memset(&p->fast_wr, 0, sizeof(p->fast_wr));
+	p->fast_wr.opcode = IBV_WR_SEND;
+	p->fast_wr.sg_list = &p->fast_sge;
+	p->fast_wr.num_sge = 1;
+	p->fast_sge.lkey = 0;
 	p->rmbox_addr = blob->mbox_addr + (uint64_t)ctx->rank * sizeof(uint32_t);
 	p->rmbox_rkey = blob->mbox_rkey;
 	p->ipeer->ops = &ibx_qp_path_ops;

@@ -23,6 +23,9 @@ enum qp_msg_type {
 	QP_MSG_FIN = 3,   /* hdr | qp_fin_t: rendezvous data moved */
 };
 
+/* Largest inline eager message sent from the stack by the fast path. */
+#define QP_FAST_MAX 240
+
 typedef struct qp_hdr {
 	uint8_t type;
 	uint8_t flags;
@@ -136,6 +139,11 @@ typedef struct qp_peer {
 	uint32_t rndv_next_id;
 	/* one-sided operations not completed yet (flush waits for 0) */
 	uint32_t rma_outstanding;
+	/* the latency path (channel.c: eager_fast): eager messages up to
+	 * fast_max bytes go inline through this pre-built WR, no batch */
+	uint32_t fast_max;
+	struct ibv_send_wr fast_wr;
+	struct ibv_sge fast_sge;
 } qp_peer_t;
 
 typedef struct qp_path {

@@ -239,6 +239,26 @@ static int hook_brk(void *addr)
 
 /* ---- interposers ---------------------------------------------------------- */
 
+/*
+ * ThreadSanitizer's runtime intercepts mmap/munmap itself and calls them
+ * before it is initialised; an exported definition here would be called
+ * instrumented at that point and crash every TSan binary at start-up. Under
+ * TSan only the libc patch reports (TSan's interceptors end in libc's
+ * patched entry points).
+ */
+#if defined(__SANITIZE_THREAD__)
+#define IBX_MEMHOOKS_INTERPOSE 0
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define IBX_MEMHOOKS_INTERPOSE 0
+#endif
+#endif
+#ifndef IBX_MEMHOOKS_INTERPOSE
+#define IBX_MEMHOOKS_INTERPOSE 1
+#endif
+
+#if IBX_MEMHOOKS_INTERPOSE
+
 int munmap(void *addr, size_t len)
 {
 	if (!mh_patched[F_MUNMAP])
@@ -323,6 +343,8 @@ int malloc_trim(size_t pad)
 		mh_event(NULL, SIZE_MAX);
 	return next_malloc_trim ? next_malloc_trim(pad) : 0;
 }
+
+#endif /* IBX_MEMHOOKS_INTERPOSE */
 
 /* ---- patching libc (x86-64) ----------------------------------------------- */
 
@@ -462,6 +484,14 @@ __attribute__((constructor)) static void memhooks_init(void)
 	cfg = ibx_config();
 	if (!cfg->RCACHE_ENABLE)
 		return;
+#if !IBX_MEMHOOKS_INTERPOSE
+	/* TSan build: its shadow memory does not cover libc's text, so neither
+	 * patching nor interposing is possible; registrations are not
+	 * invalidated on unmap in this build (it exists for the lock-free
+	 * code, not for the cache). */
+	ibx_debug("memhooks: disabled under ThreadSanitizer");
+	return;
+#endif
 	want = cfg->RCACHE_MEMHOOKS;
 	if (!strcmp(want, "patch") || !strcmp(want, "auto")) {
 		if (patch_libc()) {

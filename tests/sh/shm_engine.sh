@@ -12,11 +12,11 @@
 #   3. a rank dies (SIGKILL): the survivor's pending receive and rendezvous
 #      with it fail with IBX_ERR_UNREACHABLE instead of hanging
 #   4. kill -9 of one rank in the middle of a run: nothing left behind
-#   5. kill -9 of the launcher (and so of every rank, PDEATHSIG) while the
-#      ranks sit in ibx_init with their segments created: the segments stay
-#      (nobody could remove them), and the next job's init sweeps them (in
-#      a private IBX_SHM_DIR, so that no other job on the machine sweeps
-#      them first)
+#   5. kill -9 of the ranks and the launcher while the ranks sit in
+#      ibx_init with their segments created: the segments stay (nobody
+#      could remove them), and the next job's init sweeps them (in a
+#      private IBX_SHM_DIR, so that no other job on the machine sweeps them
+#      first)
 #
 # After every run no ibx-<jobid>-* of that job may remain in IBX_SHM_DIR.
 # BUILD=build-asan / build-tsan builds the program with the matching
@@ -155,6 +155,12 @@ done
 ranks=$(pgrep -P "$launcher")
 # where everything was, should the segments not have appeared
 diag=$(ps -o pid,stat,wchan:24,etime,args -p "$launcher" $(for p in $ranks; do printf -- '-p %s ' "$p"; done) 2>&1)
+# The launcher stopped first: neither it (sweeping the job's files when
+# ranks die) nor the ranks (failing init, and unlinking, when the
+# launcher's socket closes) get to clean up — as when the node loses the
+# whole job at once.
+kill -STOP "$launcher"
+for p in $ranks; do kill -9 "$p"; done
 kill -9 "$launcher"
 { wait "$launcher"; } 2>/dev/null
 # PDEATHSIG kills the ranks; wait until they are dead (or zombies)
@@ -172,7 +178,7 @@ if [ "$(echo "$new" | grep -c .)" -lt 2 ]; then
 	cat "$LOG/stall"
 	echo "$diag"
 else
-	echo "ok   stranded by kill -9 of the launcher: $(echo $new)"
+	echo "ok   stranded by kill -9 of ranks and launcher: $(echo $new)"
 	SHM_DIR=$PRIV run sweep 0 IBX_SHM_DIR="$PRIV" -- -n 2 "$BIN" burst 10
 	left=$(SHM_DIR=$PRIV leftover "$job")
 	if [ -n "$left" ]; then
