@@ -3,8 +3,8 @@
 # all in one boot of the Soft-RoCE VM (or natively with IBX_VERBS_NATIVE=1).
 #
 #   bench/rxe-compare.sh [--reps N] [--lat-iters N] [--bw-iters N]
-#                        [--pp-iters N] [--pp-runs N] [--no-pin] [--timeout S]
-#                        [--out FILE]
+#                        [--pp-iters N] [--pp-runs N] [--no-pin] [--settle S]
+#                        [--timeout S] [--out FILE]
 #
 # Under emulation absolute times mean little, and on a shared 2-core host
 # they drift with whatever else runs; so everything is measured back to
@@ -16,7 +16,9 @@
 # client to the second (perftest and ibtest alike; the two MPI ranks through
 # bench/pin.sh): two pollers that the scheduler happens to put on one vCPU
 # turn a 15 us round trip into a time slice. --no-pin leaves placement to
-# the scheduler.
+# the scheduler. Before each pair the script waits --settle seconds (1), so
+# that the kernel's deferred clean-up of the previous pair's QPs and memory
+# does not run on a vCPU the next pair polls on.
 #
 # Measurements (perftest tool / ibtest command, same options for both):
 #   write_bw    ib_write_bw -s 65536   BW average [MB/sec]
@@ -31,6 +33,10 @@
 #               engine's tagged send/recv under MPI, over the same verbs
 #               path, with per-iteration samples (t_typical); no target, it
 #               shows how much of the mpi-lite figure is the engine's.
+# The ranks are pinned one per CPU like perftest's processes; each then sees
+# one allowed CPU for two node-local ranks, and the engine (core/context.c,
+# choose_spin_count) makes its waiters yield after a few idle polls. That
+# is measured as it is (IBX_SPIN_COUNT in the environment overrides it).
 # pingpong prints the mean of its timed iterations, and on an emulated
 # device shared with other work a mean is ruled by a few descheduled
 # iterations. So the two sides of that ratio get one and the same
@@ -56,11 +62,12 @@ ARGS=("$@")
 REPS=9
 LAT_ITERS=2000
 BW_ITERS=2000
-PP_ITERS=20
+PP_ITERS=10
 PP_RUNS=
 TIMEOUT=180
 OUT=
 PIN=1
+SETTLE=1
 
 usage() { sed -n '2,/^set -uo/p' "$0" | sed -e '/^set -uo/d' -e 's/^# \{0,1\}//'; }
 num() { if ! [[ $2 =~ ^[0-9]+$ ]] || [ "$2" -lt "$3" ]; then echo "rxe-compare: $1 needs a number >= $3" >&2; exit 2; fi; }
@@ -73,6 +80,7 @@ while [ $# -gt 0 ]; do
 	--pp-runs) PP_RUNS=${2:-}; shift ;;
 	--timeout) TIMEOUT=${2:-}; shift ;;
 	--no-pin) PIN=0 ;;
+	--settle) SETTLE=${2:-}; shift ;;
 	--out) OUT=${2:-}; shift ;;
 	-h | --help) usage; exit 0 ;;
 	*) echo "rxe-compare: unknown option '$1' (--help)" >&2; exit 2 ;;
@@ -84,7 +92,8 @@ num --lat-iters "$LAT_ITERS" 10
 num --bw-iters "$BW_ITERS" 10
 num --pp-iters "$PP_ITERS" 5
 num --timeout "$TIMEOUT" 10
-PP_RUNS=${PP_RUNS:-$((REPS * 3))}
+num --settle "$SETTLE" 0
+PP_RUNS=${PP_RUNS:-$((REPS * 4))}
 num --pp-runs "$PP_RUNS" 1
 
 if [ "${IBX_VERBS_NATIVE:-0}" != 1 ] && [ "${IBX_RXE_GUEST:-0}" != 1 ]; then
@@ -141,6 +150,7 @@ pair() {
 	NEXT_PORT=$((NEXT_PORT + 1))
 	local common=(-d "$VERBS_DEV" -i "$VERBS_PORT" -p "$port")
 	[ -n "$VERBS_GID_INDEX" ] && common+=(-x "$VERBS_GID_INDEX")
+	sleep "$SETTLE"
 	timeout -k 5 "$TIMEOUT" "${PIN_S[@]}" "$@" "${common[@]}" >"$log.server" 2>&1 &
 	spid=$!
 	if ! rxe_wait_tcp_listen "$port" "$spid"; then
@@ -231,6 +241,7 @@ one_rep() {
 
 pingpong_run() {
 	local i=$1 log=$LOGDIR/pingpong.$1.log v
+	sleep "$SETTLE"
 	if IBX_PATHS=verbs timeout -k 5 "$TIMEOUT" "$MPIRUN" -n 2 "${PIN_RANKS[@]}" "$PINGPONG" \
 		-s 8 -n "$PP_ITERS" -w "$PP_ITERS" >"$log" 2>&1 &&
 		v=$(awk '$1 == 8 && NF == 2 { print $2 }' "$log") && [ -n "$v" ]; then
@@ -245,6 +256,7 @@ pingpong_run() {
 # The engine's tagged ping-pong over verbs, per-iteration samples (t_typical).
 engine_tag_run() {
 	local log=$LOGDIR/engine_tag.$1.log res
+	sleep "$SETTLE"
 	if IBX_PATHS=verbs timeout -k 5 "$TIMEOUT" "$MPIRUN" -n 2 "${PIN_RANKS[@]}" "$IBTEST" \
 		shm_lat -s 8 -n "$LAT_ITERS" >"$log" 2>&1 &&
 		res=$(perftest_result "$log") && [ -n "$res" ]; then

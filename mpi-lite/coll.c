@@ -1064,6 +1064,8 @@ int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 	} else {
 		len = mylen;
 	}
+	if (len == 0)
+		return MPI_SUCCESS; /* the same on every rank: signatures match */
 	if (!inplace) {
 		mine = tb_read(sendbuf, sendcount, sendtype, &stmp);
 		if (!mine)
@@ -1194,6 +1196,8 @@ int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 	} else {
 		len = mylen;
 	}
+	if (len == 0)
+		return MPI_SUCCESS; /* the same on every rank: signatures match */
 	if (!inplace) {
 		mine = tb_write(recvbuf, recvcount, recvtype, &rtmp);
 		if (!mine)

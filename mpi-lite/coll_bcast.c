@@ -23,6 +23,7 @@
  * node instead of once per remote rank.
  */
 #include "coll_int.h"
+#include <stdlib.h>
 
 static inline int real_rank(int vr, int root, int n)
 {
@@ -120,7 +121,7 @@ static int bcast_flat(const coll_grp_t *g, void *buf, size_t len, int root, int 
 {
 	if (g->size == 1 || len == 0)
 		return MPI_SUCCESS;
-	if (g->size == 2 || len <= COLL_BCAST_SHORT_MAX || len < (size_t)g->size)
+	if (g->size == 2 || len <= COLL_BCAST_SHORT_MAX || len < (size_t)g->size || getenv("XP_BC_BIN"))
 		return coll_bcast_binomial(g, buf, len, root, tag);
 	return coll_bcast_scatter_ring(g, buf, len, root);
 }

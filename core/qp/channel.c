@@ -360,7 +360,8 @@ static ibx_status_t eager_fast(qp_peer_t *p, const ibx_request_t *req)
 	msg.h.credits = p->rx_done;
 	msg.h.src = p->path->ctx->rank;
 	msg.h.tag = req->tag;
-	memcpy(msg.data, req->buf, req->buflen);
+	if (req->buflen)
+		memcpy(msg.data, req->buf, req->buflen);
 	p->rx_told = p->rx_done;
 	p->tx_sent++;
 	sig = ++p->sq_unsig >= p->path->signal_every || qp_sq_space(p) <= p->path->signal_every;

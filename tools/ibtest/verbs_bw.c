@@ -302,36 +302,29 @@ static ibx_status_t bw_server_recv(vp_job_t *j, size_t size, vp_bw_result_t *r)
 
 static void result_pack(const vp_bw_result_t *r, uint8_t out[VP_RESULT_LEN])
 {
-	uint64_t v;
+	const double v[3] = { r->peak_MBps, r->avg_MBps, r->msg_rate_Mpps };
+	uint64_t bits;
 
-	memcpy(&v, &r->peak_MBps, 8);
-	v = htobe64(v);
-	memcpy(out, &v, 8);
-	memcpy(&v, &r->avg_MBps, 8);
-	v = htobe64(v);
-	memcpy(out + 8, &v, 8);
-	memcpy(&v, &r->msg_rate_Mpps, 8);
-	v = htobe64(v);
-	memcpy(out + 16, &v, 8);
-	v = htobe64(r->msgs);
-	memcpy(out + 24, &v, 8);
+	for (int i = 0; i < 3; i++) {
+		memcpy(&bits, &v[i], 8);
+		vp_put_be64(out + 8 * i, bits);
+	}
+	vp_put_be64(out + 24, r->msgs);
 }
 
 static void result_unpack(const uint8_t in[VP_RESULT_LEN], vp_bw_result_t *r)
 {
-	uint64_t v;
+	double v[3];
+	uint64_t bits;
 
-	memcpy(&v, in, 8);
-	v = be64toh(v);
-	memcpy(&r->peak_MBps, &v, 8);
-	memcpy(&v, in + 8, 8);
-	v = be64toh(v);
-	memcpy(&r->avg_MBps, &v, 8);
-	memcpy(&v, in + 16, 8);
-	v = be64toh(v);
-	memcpy(&r->msg_rate_Mpps, &v, 8);
-	memcpy(&v, in + 24, 8);
-	r->msgs = be64toh(v);
+	for (int i = 0; i < 3; i++) {
+		bits = vp_get_be64(in + 8 * i);
+		memcpy(&v[i], &bits, 8);
+	}
+	r->peak_MBps = v[0];
+	r->avg_MBps = v[1];
+	r->msg_rate_Mpps = v[2];
+	r->msgs = vp_get_be64(in + 24);
 }
 
 ibx_status_t vp_bw_run(vp_job_t *j, size_t size, vp_bw_result_t *res_p)

@@ -138,34 +138,6 @@ void vp_err(const vp_job_t *j, const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-static void put_be32(uint8_t *p, uint32_t v)
-{
-	v = htobe32(v);
-	memcpy(p, &v, 4);
-}
-
-static void put_be64(uint8_t *p, uint64_t v)
-{
-	v = htobe64(v);
-	memcpy(p, &v, 8);
-}
-
-static uint32_t get_be32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return be32toh(v);
-}
-
-static uint64_t get_be64(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return be64toh(v);
-}
-
 /* ---- the TCP side channel --------------------------------------------------- */
 
 ibx_status_t vp_ctl_send(vp_job_t *j, const void *buf, size_t len)
@@ -634,10 +606,10 @@ static void hello_pack(const vp_job_t *j, uint8_t out[VP_HELLO_LEN])
 	out[5] = o->test->id;
 	out[6] = (uint8_t)((o->all ? 1 : 0) | (o->rdma_cm ? 2 : 0));
 	out[7] = (uint8_t)o->atomic;
-	put_be64(out + 8, o->all ? 0 : o->size);
-	put_be32(out + 16, o->iters);
-	put_be32(out + 20, o->num_qps);
-	put_be32(out + 24, j->out_reads);
+	vp_put_be64(out + 8, o->all ? 0 : o->size);
+	vp_put_be32(out + 16, o->iters);
+	vp_put_be32(out + 20, o->num_qps);
+	vp_put_be32(out + 24, j->out_reads);
 }
 
 /* The server's check of the client's HELLO: NULL when they agree, else
@@ -657,20 +629,20 @@ static const char *hello_mismatch(const vp_job_t *j, const uint8_t *in, char *ms
 		return "one side uses rdma_cm (-R), the other does not";
 	if (in[7] != mine[7])
 		return "different atomic types (-A)";
-	if (get_be64(in + 8) != get_be64(mine + 8)) {
+	if (vp_get_be64(in + 8) != vp_get_be64(mine + 8)) {
 		snprintf(msg, len, "different sizes (-s): server %llu, client %llu",
-			 (unsigned long long)get_be64(mine + 8),
-			 (unsigned long long)get_be64(in + 8));
+			 (unsigned long long)vp_get_be64(mine + 8),
+			 (unsigned long long)vp_get_be64(in + 8));
 		return msg;
 	}
-	if (get_be32(in + 16) != get_be32(mine + 16)) {
+	if (vp_get_be32(in + 16) != vp_get_be32(mine + 16)) {
 		snprintf(msg, len, "different iteration counts (-n): server %u, client %u",
-			 get_be32(mine + 16), get_be32(in + 16));
+			 vp_get_be32(mine + 16), vp_get_be32(in + 16));
 		return msg;
 	}
-	if (get_be32(in + 20) != get_be32(mine + 20)) {
+	if (vp_get_be32(in + 20) != vp_get_be32(mine + 20)) {
 		snprintf(msg, len, "different QP counts (-q): server %u, client %u",
-			 get_be32(mine + 20), get_be32(in + 20));
+			 vp_get_be32(mine + 20), vp_get_be32(in + 20));
 		return msg;
 	}
 	return NULL;
@@ -703,7 +675,7 @@ static ibx_status_t vp_hello(vp_job_t *j)
 			vp_err(j, "the server refused: %s", (const char *)reply + 12);
 			return IBX_ERR_INVALID_PARAM;
 		}
-		peer_reads = get_be32(reply + 8);
+		peer_reads = vp_get_be32(reply + 8);
 	} else {
 		st = vp_ctl_recv(j, hello, sizeof(hello));
 		if (st != IBX_OK)
@@ -712,7 +684,7 @@ static ibx_status_t vp_hello(vp_job_t *j)
 		memset(reply, 0, sizeof(reply));
 		memcpy(reply, VP_MAGIC, 4);
 		reply[4] = why ? 1 : 0;
-		put_be32(reply + 8, j->out_reads);
+		vp_put_be32(reply + 8, j->out_reads);
 		if (why)
 			snprintf((char *)reply + 12, VP_REPLY_LEN - 12, "%.*s", VP_REPLY_LEN - 13, why);
 		st = vp_ctl_send(j, reply, sizeof(reply));
@@ -722,7 +694,7 @@ static ibx_status_t vp_hello(vp_job_t *j)
 			vp_err(j, "refusing the client: %s", why);
 			return IBX_ERR_INVALID_PARAM;
 		}
-		peer_reads = get_be32(hello + 24);
+		peer_reads = vp_get_be32(hello + 24);
 	}
 	if (peer_reads && peer_reads < j->out_reads)
 		j->out_reads = peer_reads;
@@ -860,9 +832,9 @@ static void vp_mem_pack(const vp_job_t *j, const vp_conn_t *c, uint8_t out[VP_ME
 		ibx_qp_local_addr(c->qp, &me);
 		ibx_qp_addr_pack(&me, out);
 	}
-	put_be64(out + 32, (uint64_t)(uintptr_t)c->target);
-	put_be32(out + 40, j->mr->rkey);
-	put_be64(out + 44, j->region);
+	vp_put_be64(out + 32, (uint64_t)(uintptr_t)c->target);
+	vp_put_be32(out + 40, j->mr->rkey);
+	vp_put_be64(out + 44, j->region);
 }
 
 static ibx_status_t vp_connect_qps(vp_job_t *j)
@@ -917,9 +889,9 @@ static ibx_status_t vp_connect_qps(vp_job_t *j)
 			st = vp_ctl_recv(j, theirs, sizeof(theirs));
 		if (st != IBX_OK)
 			return st;
-		c->peer.addr = get_be64(theirs + 32);
-		c->peer.rkey = get_be32(theirs + 40);
-		c->peer.len = get_be64(theirs + 44);
+		c->peer.addr = vp_get_be64(theirs + 32);
+		c->peer.rkey = vp_get_be32(theirs + 40);
+		c->peer.len = vp_get_be64(theirs + 44);
 		if (c->peer.len < j->region) {
 			vp_err(j, "the peer's buffer (%llu bytes) is smaller than ours (%zu)",
 			       (unsigned long long)c->peer.len, j->region);

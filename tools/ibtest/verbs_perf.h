@@ -133,6 +133,32 @@ static inline double vp_ticks_to_ns(uint64_t ticks)
 	return (double)ticks * vp_ns_per_tick;
 }
 
+/* ---- side-channel encoding (big-endian, any alignment) ------------------- */
+static inline void vp_put_be32(uint8_t *p, uint32_t v)
+{
+	v = htobe32(v);
+	memcpy(p, &v, 4);
+}
+static inline void vp_put_be64(uint8_t *p, uint64_t v)
+{
+	v = htobe64(v);
+	memcpy(p, &v, 8);
+}
+static inline uint32_t vp_get_be32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return be32toh(v);
+}
+static inline uint64_t vp_get_be64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return be64toh(v);
+}
+
 /* ---- verbs_perf.c: shared helpers ---------------------------------------- */
 /* Prints "ibtest NAME: <message>" on stderr. */
 void vp_err(const vp_job_t *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
