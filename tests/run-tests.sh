@@ -15,7 +15,9 @@
 #          (tests/rxe/run-in-vm.sh), or on this host's hardware when
 #          IBX_VERBS_NATIVE=1
 # Environment: BUILD (default build), IBX_TEST_FILTER (substring of names),
-# IBX_TEST_LAUNCHERS (restrict launchers, e.g. "mpilite").
+# IBX_TEST_LAUNCHERS (restrict launchers, e.g. "mpilite"), IBX_TEST_NPS
+# (restrict rank counts), IBX_TEST_TIMEOUT_SCALE (multiply every MPI test's
+# time limit; the Soft-RoCE lane sets it, since emulated verbs are slower).
 set -u
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -82,6 +84,8 @@ run_mpi() {
 		# IBX_TEST_NPS (e.g. "2,4") keeps only those of the declared rank counts.
 		[ -n "${IBX_TEST_NPS:-}" ] && nps=$(echo "$nps" | tr , '\n' | grep -x -F -f <(echo "$IBX_TEST_NPS" | tr , '\n') | paste -sd, -)
 		tmo=$(header timeout "$src"); tmo=${tmo:-60}
+		# emulated lanes (Soft-RoCE under TCG) run the same programs slower
+		tmo=$((tmo * ${IBX_TEST_TIMEOUT_SCALE:-1}))
 		launchers=$(header launchers "$src"); launchers=${launchers:-mpilite,ompi}
 		[ -n "${IBX_TEST_LAUNCHERS:-}" ] && launchers=$(echo "$launchers" | tr , '\n' | grep -x -F -f <(echo "$IBX_TEST_LAUNCHERS" | tr , '\n') | paste -sd, -)
 		expect=$(header expect "$src"); expect=${expect:-0}

@@ -200,6 +200,7 @@ part_mpi() {
 			_ "$LOGDIR/mpi" "$BUILD/test-logs" "${runner[@]}")
 	fi
 	IBX_PATHS=verbs IBX_TEST_LAUNCHERS=mpilite IBX_TEST_NPS=${IBX_TEST_NPS:-2,4} \
+		IBX_TEST_TIMEOUT_SCALE=${IBX_TEST_TIMEOUT_SCALE:-3} \
 		"${runner[@]}" >"$log" 2>&1
 	rc=$?
 	# Result lines get the verbs/ prefix, their indented log tails follow
