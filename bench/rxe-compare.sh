@@ -3,7 +3,8 @@
 # all in one boot of the Soft-RoCE VM (or natively with IBX_VERBS_NATIVE=1).
 #
 #   bench/rxe-compare.sh [--reps N] [--lat-iters N] [--bw-iters N]
-#                        [--pp-iters N] [--pp-runs N] [--no-pin] [--settle S]
+#                        [--pp-iters N] [--pp-warmup N] [--pp-runs N]
+#                        [--no-pin] [--settle S]
 #                        [--timeout S] [--out FILE]
 #
 # Under emulation absolute times mean little, and on a shared 2-core host
@@ -41,9 +42,10 @@
 # device shared with other work a mean is ruled by a few descheduled
 # iterations. So the two sides of that ratio get one and the same
 # statistic: the median, over many short runs, of the mean of --pp-iters
-# consecutive iterations — pingpong run --pp-runs times with -n PP_ITERS,
-# and ib_send_lat's own samples (-U, unsorted, in order) cut into blocks of
-# PP_ITERS. ib_send_lat's t_typical is shown beside it.
+# consecutive iterations in steady state — pingpong run --pp-runs times
+# with -n PP_ITERS after --pp-warmup (2000) untimed iterations, and
+# ib_send_lat's own samples (-U, unsorted, in order) cut into blocks of
+# PP_ITERS, its first (cold) block left out.
 #
 # Ratios and targets (checked against the median of the per-repetition
 # ratios: the two runs of one repetition see the same load):
@@ -63,6 +65,7 @@ REPS=9
 LAT_ITERS=2000
 BW_ITERS=2000
 PP_ITERS=10
+PP_WARMUP=2000
 PP_RUNS=
 TIMEOUT=180
 OUT=
@@ -77,6 +80,7 @@ while [ $# -gt 0 ]; do
 	--lat-iters) LAT_ITERS=${2:-}; shift ;;
 	--bw-iters) BW_ITERS=${2:-}; shift ;;
 	--pp-iters) PP_ITERS=${2:-}; shift ;;
+	--pp-warmup) PP_WARMUP=${2:-}; shift ;;
 	--pp-runs) PP_RUNS=${2:-}; shift ;;
 	--timeout) TIMEOUT=${2:-}; shift ;;
 	--no-pin) PIN=0 ;;
@@ -91,6 +95,7 @@ num --reps "$REPS" 1
 num --lat-iters "$LAT_ITERS" 10
 num --bw-iters "$BW_ITERS" 10
 num --pp-iters "$PP_ITERS" 5
+num --pp-warmup "$PP_WARMUP" 0
 num --timeout "$TIMEOUT" 10
 num --settle "$SETTLE" 0
 PP_RUNS=${PP_RUNS:-$((REPS * 4))}
@@ -202,10 +207,11 @@ measure() {
 }
 
 # ib_send_lat -U prints every sample ("i, usec") in order: the means of
-# blocks of PP_ITERS consecutive samples, for the mpi-lite comparison.
+# blocks of PP_ITERS consecutive samples, for the mpi-lite comparison; the
+# first block (no warm-up in perftest) is left out.
 block_means() {
 	awk -v b="$PP_ITERS" -F', ' '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9.eE+-]+$/ {
-		s += $2; if (++n == b) { printf "%.6g\n", s / n; s = n = 0 } }' "$1"
+		s += $2; if (++n == b) { if (++k > 1) printf "%.6g\n", s / n; s = n = 0 } }' "$1"
 }
 
 # The measurements of one repetition; $1 = 0 or 1 says who goes first.
@@ -243,7 +249,7 @@ pingpong_run() {
 	local i=$1 log=$LOGDIR/pingpong.$1.log v
 	sleep "$SETTLE"
 	if IBX_PATHS=verbs timeout -k 5 "$TIMEOUT" "$MPIRUN" -n 2 "${PIN_RANKS[@]}" "$PINGPONG" \
-		-s 8 -n "$PP_ITERS" -w "$PP_ITERS" >"$log" 2>&1 &&
+		-s 8 -n "$PP_ITERS" -w "$PP_WARMUP" >"$log" 2>&1 &&
 		v=$(awk '$1 == 8 && NF == 2 { print $2 }' "$log") && [ -n "$v" ]; then
 		add send_blocks mpilite "$v"
 		return 0
@@ -269,7 +275,7 @@ engine_tag_run() {
 }
 
 T0=$SECONDS
-say "rxe-compare: $VERBS_DEV port $VERBS_PORT, $REPS repetitions, lat -n $LAT_ITERS, bw -n $BW_ITERS, pingpong $PP_RUNS x -n $PP_ITERS, pinned: $([ $PIN = 1 ] && echo "server ${PIN_S[2]}, client ${PIN_C[2]}" || echo no)"
+say "rxe-compare: $VERBS_DEV port $VERBS_PORT, $REPS repetitions, lat -n $LAT_ITERS, bw -n $BW_ITERS, pingpong $PP_RUNS x -n $PP_ITERS -w $PP_WARMUP, pinned: $([ $PIN = 1 ] && echo "server ${PIN_S[2]}, client ${PIN_C[2]}" || echo no)"
 pp_done=0
 for ((REP = 1; REP <= REPS; REP++)); do
 	one_rep $((REP % 2 == 0))
@@ -322,13 +328,13 @@ row "engine tag send/recv 8 B (t_typ.)" us send_lat perftest engine 1 - -
 row "mpi-lite Send/Recv 8 B (blocks)" us send_blocks perftest mpilite 0 "<=" 1.15
 echo "(ratio: of the medians; paired: median of the per-repetition ratios, checked against the target where given."
 echo " mpi-lite row: median over blocks of $PP_ITERS iterations of the block mean; ib_send_lat's blocks"
-echo " from its -U samples, mpi-lite's one pingpong run -n $PP_ITERS each.)"
+echo " from its -U samples, mpi-lite's one pingpong run -n $PP_ITERS -w $PP_WARMUP each.)"
 
 {
 	printf '{\n  "device": "%s", "port": %s, "gid_index": "%s", "kernel": "%s", "date": "%s",\n' \
 		"$VERBS_DEV" "$VERBS_PORT" "${VERBS_GID_INDEX:-}" "$(uname -r)" "$(date -u +%FT%TZ)"
-	printf '  "reps": %s, "lat_iters": %s, "bw_iters": %s, "pp_iters": %s, "pp_runs": %s, "pinned": %s, "failed_runs": %s,\n' \
-		"$REPS" "$LAT_ITERS" "$BW_ITERS" "$PP_ITERS" "$PP_RUNS" "$([ $PIN = 1 ] && echo true || echo false)" "$NFAIL"
+	printf '  "reps": %s, "lat_iters": %s, "bw_iters": %s, "pp_iters": %s, "pp_warmup": %s, "pp_runs": %s, "pinned": %s, "failed_runs": %s,\n' \
+		"$REPS" "$LAT_ITERS" "$BW_ITERS" "$PP_ITERS" "$PP_WARMUP" "$PP_RUNS" "$([ $PIN = 1 ] && echo true || echo false)" "$NFAIL"
 	printf '  "rows": [\n'
 	for i in "${!ROWS_JSON[@]}"; do
 		printf '    %s%s\n' "${ROWS_JSON[$i]}" "$([ "$i" -lt $((${#ROWS_JSON[@]} - 1)) ] && echo ,)"

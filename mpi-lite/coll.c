@@ -20,13 +20,15 @@
  * Algorithms by collective and size (p ranks; n bytes):
  *
  *   Barrier         dissemination; across nodes: fan-in, leaders, fan-out
- *   Bcast           p = 2 or n <= 64 KiB: binomial; else scatter + ring
+ *   Bcast           p = 2 or n <= 64 KiB (or ranks outnumber cores):
+ *                   binomial; else scatter + ring allgather
  *   Reduce          binomial (rank-ordered tree for non-commutative ops);
  *                   commutative, p > 2, n > 64 KiB: ring reduce-scatter +
  *                   gather to the root
  *   Allreduce       p = 2, commutative: one exchange + local op; n <= 16 KiB
- *                   or non-commutative: recursive doubling; else ring
- *                   reduce-scatter + ring allgather
+ *                   or non-commutative: recursive doubling; else
+ *                   Rabenseifner (recursive halving reduce-scatter +
+ *                   recursive doubling allgather)
  *   Reduce_scatter  commutative: ring; else reduce + scatter
  *   Scan, Exscan    recursive doubling
  *   Gather, Scatter block <= 2 KiB and p > 2: binomial; else linear
@@ -37,9 +39,13 @@
  *   Alltoallv       pairwise
  *
  * Bcast, Barrier, Allreduce and Reduce with commutative ops are node-aware
- * on communicators that span several nodes (coll_hier_get).
+ * on communicators that span several nodes (coll_hier_get): the phases
+ * inside a node and among the nodes' representatives each pick their
+ * algorithm from the table.
  */
 #include "coll_int.h"
+
+#include <unistd.h>
 
 /* Where nothing is moved (zero bytes) a pointer is still needed. */
 static char coll_nothing[1];
@@ -135,6 +141,19 @@ int coll_waitall(ibx_request_t *rq, int n)
 	return err;
 }
 
+void coll_copy_progress(void *dst, const void *src, size_t len)
+{
+	char *d = dst;
+	const char *s = src;
+
+	for (size_t off = 0; off < len; off += COLL_COPY_PIECE) {
+		size_t n = len - off < COLL_COPY_PIECE ? len - off : COLL_COPY_PIECE;
+
+		memcpy(d + off, s + off, n);
+		ibx_progress(mpil_g.ctx);
+	}
+}
+
 void coll_abandon(ibx_request_t *rq, int n)
 {
 	for (int i = 0; i < n; i++)
@@ -174,52 +193,75 @@ int mpil_coll_sendrecv(MPI_Comm comm, const void *sbuf, size_t slen, int dest, v
  * knows its own node's members (ibx_local_ranks), so one allgather of
  * "my node's lowest world rank" gives every process the node of every
  * rank. The split of a communicator is then computed locally, identically
- * on all its members, in O(size) per collective (no allocation).
+ * on all its members, in O(size) per collective (no allocation). The same
+ * allgather tells everyone whether any node runs more ranks than it has
+ * CPUs, which some algorithm choices depend on (they must agree job-wide).
  */
 static struct {
-	bool multi;       /* the world spans more than one node */
+	bool multi;       /* node-aware algorithms on: the world spans nodes */
+	bool oversub;     /* some node has more ranks than CPUs */
 	int *node;        /* [world size]: node id = the node's lowest world rank */
 	int *stamp, *idx; /* [world size] scratch, by node id */
 	int *intra, *inter; /* [world size] scratch: the groups of coll_hier_get */
 	int gen;
 } nm;
 
+bool coll_oversubscribed(void)
+{
+	return nm.oversub;
+}
+
 int mpil_coll_init(void)
 {
 	const ibx_config_t *cfg = ibx_config();
 	int ws = mpil_g.world_size, me = mpil_g.world_rank, err = MPI_SUCCESS;
+	int nlocal = ibx_local_size(mpil_g.ctx), *info = NULL;
 	int64_t fake = cfg->COLL_NODE_SIZE;
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	bool spread, hier;
 
 	memset(&nm, 0, sizeof(nm));
-	if (!cfg->COLL_HIER || ws == 1)
+	nm.oversub = ncpu > 0 && nlocal > ncpu;
+	if (ws == 1)
 		return MPI_SUCCESS;
-	if (fake > 0 ? ws <= fake : ibx_local_size(mpil_g.ctx) >= ws)
-		return MPI_SUCCESS;
-	nm.node = malloc(5 * (size_t)ws * sizeof(int));
-	if (!nm.node)
-		return MPI_ERR_NO_MEM;
+	spread = nlocal < ws;
+	hier = cfg->COLL_HIER && (fake > 0 ? ws > fake : spread);
+	if (spread) {
+		/* {node's lowest world rank, oversubscribed} from everyone */
+		coll_grp_t g;
+		coll_lay_t lay = { .stride = 2 * sizeof(int), .len = 2 * sizeof(int) };
+
+		info = malloc(2 * (size_t)ws * sizeof(int));
+		if (!info)
+			return MPI_ERR_NO_MEM;
+		info[2 * me] = ibx_local_ranks(mpil_g.ctx)[0];
+		info[2 * me + 1] = nm.oversub;
+		lay.base = (char *)info;
+		coll_grp_comm(&g, MPI_COMM_WORLD);
+		err = coll_allgather_ring(&g, &lay);
+		for (int w = 0; err == MPI_SUCCESS && w < ws; w++)
+			nm.oversub |= info[2 * w + 1] != 0;
+	}
+	if (err == MPI_SUCCESS && hier) {
+		nm.node = malloc(5 * (size_t)ws * sizeof(int));
+		if (!nm.node)
+			err = MPI_ERR_NO_MEM;
+	}
+	if (err != MPI_SUCCESS || !hier) {
+		free(info);
+		if (err != MPI_SUCCESS)
+			mpil_coll_fini();
+		return err;
+	}
 	nm.stamp = nm.node + ws;
 	nm.idx = nm.stamp + ws;
 	nm.intra = nm.idx + ws;
 	nm.inter = nm.intra + ws;
-	for (int w = 0; w < ws; w++)
+	for (int w = 0; w < ws; w++) {
 		nm.stamp[w] = 0;
-	if (fake > 0) {
-		for (int w = 0; w < ws; w++)
-			nm.node[w] = (int)(w / fake * fake);
-	} else {
-		coll_grp_t g;
-		coll_lay_t lay = { .base = (char *)nm.node, .stride = sizeof(int),
-				   .len = sizeof(int) };
-
-		coll_grp_comm(&g, MPI_COMM_WORLD);
-		nm.node[me] = ibx_local_ranks(mpil_g.ctx)[0];
-		err = coll_allgather_ring(&g, &lay);
-		if (err != MPI_SUCCESS) {
-			mpil_coll_fini();
-			return err;
-		}
+		nm.node[w] = fake > 0 ? (int)(w / fake * fake) : info[2 * w];
 	}
+	free(info);
 	nm.multi = true;
 	return MPI_SUCCESS;
 }
@@ -1444,13 +1486,14 @@ int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 		err = lay_regular(&rlay, recvbuf, recvcount, recvtype, p, false, -1, &rtmp);
 	if (err != MPI_SUCCESS)
 		goto out;
-	if (lay_ptr(&rlay, me) != lay_ptr(&slay, me))
-		memcpy(lay_ptr(&rlay, me), lay_ptr(&slay, me), slen);
 	coll_grp_comm(&g, comm);
-	if (p > 2 && slen <= COLL_ALLTOALL_BRUCK_MAX && slen == rlen)
+	if (p > 2 && slen <= COLL_ALLTOALL_BRUCK_MAX && slen == rlen) {
+		if (lay_ptr(&rlay, me) != lay_ptr(&slay, me))
+			memcpy(lay_ptr(&rlay, me), lay_ptr(&slay, me), slen);
 		err = coll_alltoall_bruck(&g, &slay, &rlay);
-	else
-		err = coll_alltoall_pairwise(&g, &slay, &rlay);
+	} else {
+		err = coll_alltoall_pairwise(&g, &slay, &rlay, true);
+	}
 	if (err == MPI_SUCCESS) {
 		lay_regular_done(&rlay, recvbuf, recvcount, recvtype, p, -1, rtmp);
 		rtmp = NULL;
@@ -1533,12 +1576,8 @@ int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
 		err = lay_v(&rlay, recvbuf, recvcounts, rdispls, recvtype, p, false, -1, &rmem);
 	if (err != MPI_SUCCESS)
 		goto out;
-	if (lay_ptr(&rlay, me) != lay_ptr(&slay, me))
-		memcpy(lay_ptr(&rlay, me), lay_ptr(&slay, me),
-		       lay_len(&slay, me) < lay_len(&rlay, me) ? lay_len(&slay, me)
-							      : lay_len(&rlay, me));
 	coll_grp_comm(&g, comm);
-	err = coll_alltoall_pairwise(&g, &slay, &rlay);
+	err = coll_alltoall_pairwise(&g, &slay, &rlay, true);
 	if (err == MPI_SUCCESS)
 		lay_v_done(&rlay, recvbuf, recvcounts, rdispls, recvtype, p, -1);
 out:

@@ -17,15 +17,38 @@
  */
 #include "coll_int.h"
 
-int coll_alltoall_pairwise(const coll_grp_t *g, const coll_lay_t *send, const coll_lay_t *recv)
+int coll_alltoall_pairwise(const coll_grp_t *g, const coll_lay_t *send, const coll_lay_t *recv,
+			   bool copy_own)
 {
-	int p = g->size, r = g->rank;
+	int p = g->size, r = g->rank, err;
+	size_t own = lay_len(send, r) < lay_len(recv, r) ? lay_len(send, r) : lay_len(recv, r);
+	bool overlap = copy_own && p > 1 && own >= COLL_COPY_OVERLAP_MIN;
 
+	if (copy_own && !overlap && own && lay_ptr(send, r) != lay_ptr(recv, r))
+		memcpy(lay_ptr(recv, r), lay_ptr(send, r), own);
 	for (int s = 1; s < p; s++) {
 		int dst = (r + s) % p, src = (r - s + p) % p;
-		int err = coll_sendrecv(g, lay_ptr(send, dst), lay_len(send, dst), dst,
-					lay_ptr(recv, src), lay_len(recv, src), src, CT_ALLTOALL);
 
+		if (s == 1 && overlap) {
+			/* The own block is copied while the first exchange is
+			 * under way: the engine moves data between the pieces. */
+			ibx_request_t rq[2];
+
+			err = coll_irecv(g, lay_ptr(recv, src), lay_len(recv, src), src, CT_ALLTOALL,
+					 &rq[0]);
+			if (err == MPI_SUCCESS)
+				err = coll_isend(g, lay_ptr(send, dst), lay_len(send, dst), dst,
+						 CT_ALLTOALL, &rq[1]);
+			if (err != MPI_SUCCESS) {
+				coll_abandon(rq, rq[0].completed && rq[0].status < 0 ? 0 : 1);
+				return err;
+			}
+			coll_copy_progress(lay_ptr(recv, r), lay_ptr(send, r), own);
+			err = coll_waitall(rq, 2);
+		} else {
+			err = coll_sendrecv(g, lay_ptr(send, dst), lay_len(send, dst), dst,
+					    lay_ptr(recv, src), lay_len(recv, src), src, CT_ALLTOALL);
+		}
 		if (err != MPI_SUCCESS)
 			return err;
 	}

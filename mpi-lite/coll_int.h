@@ -119,6 +119,10 @@ typedef struct coll_hier {
 bool coll_multinode(MPI_Comm comm);
 void coll_hier_get(MPI_Comm comm, int root, coll_hier_t *h);
 
+/* True when some node of the job runs more ranks than it has CPUs (the
+ * same answer on every rank, so algorithm choices based on it agree). */
+bool coll_oversubscribed(void);
+
 /* ---- block layouts (the gather family) -------------------------------------------------- */
 
 /* Where the p blocks of a gather/scatter buffer are: block i at
@@ -159,10 +163,16 @@ int coll_scatter_binomial(const coll_grp_t *g, int root, const coll_lay_t *send,
 int coll_allgather_ring(const coll_grp_t *g, const coll_lay_t *recv);
 int coll_allgather_bruck(const coll_grp_t *g, const coll_lay_t *recv);
 
-/* alltoall: block i of @send goes to rank i's block g->rank of @recv; the
- * caller has copied the own block already. */
-int coll_alltoall_pairwise(const coll_grp_t *g, const coll_lay_t *send, const coll_lay_t *recv);
+/* alltoall: block i of @send goes to rank i's block g->rank of @recv. The
+ * own block: pairwise copies it when @copy_own (overlapped with the first
+ * exchange when large); for Bruck the caller has copied it already. */
+int coll_alltoall_pairwise(const coll_grp_t *g, const coll_lay_t *send, const coll_lay_t *recv,
+			   bool copy_own);
 int coll_alltoall_bruck(const coll_grp_t *g, const coll_lay_t *send, const coll_lay_t *recv);
+
+/* memcpy in pieces with a pass of the progress engine between them, so
+ * that transfers already started keep moving during a large local copy. */
+void coll_copy_progress(void *dst, const void *src, size_t len);
 
 /* ---- broadcast and barrier ------------------------------------------------------------- */
 int coll_bcast_binomial(const coll_grp_t *g, void *buf, size_t len, int root, int tag);
@@ -241,5 +251,7 @@ int coll_scan(const coll_grp_t *g, const void *sbuf, void *rbuf, int n, const co
 #define COLL_GATHER_TREE_MAX 2048             /* binomial gather/scatter: block size */
 #define COLL_ALLGATHER_SHORT_MAX (32 * 1024)  /* Bruck allgather: total bytes */
 #define COLL_ALLTOALL_BRUCK_MAX 256           /* Bruck alltoall: block size */
+#define COLL_COPY_OVERLAP_MIN (64 * 1024)     /* own block copied during the exchange */
+#define COLL_COPY_PIECE (32 * 1024)           /* coll_copy_progress: bytes per piece */
 
 #endif /* MPIL_COLL_INT_H */

@@ -87,7 +87,8 @@ static const int counts[] = { 1, 3, 17, 1000, 20000 };
  * combines ranks [lo, hi) of the collective's range.
  */
 #define DEFINE_RED_TEST(fn, T, COMB)                                                           \
-	static void fn(enum kind k, MPI_Datatype dt, const char *tname, unsigned ops)          \
+	static void fn(enum kind k, MPI_Datatype dt, const char *tname, unsigned ops,          \
+		       bool all_roots)                                                        \
 	{                                                                                      \
 		bool sgn = is_negative((long double)(T)-1);                                    \
 		T *in = malloc(sizeof(T) * (MAXN + 64) * (size_t)size);                             \
@@ -99,9 +100,12 @@ static const int counts[] = { 1, 3, 17, 1000, 20000 };
 				continue;                                                      \
 			for (int ci = 0; ci < NCOUNTS; ci++) {                                 \
 				int n = counts[ci], nroots = k == K_REDUCE ? size : 1;         \
+				int root0 = 0;                                                 \
+				if (k == K_REDUCE && !all_roots) /* one root, rotating */      \
+					root0 = (ci + o) % size, nroots = root0 + 1;           \
 				if (k == K_RSB || k == K_RS)                                   \
 					n = n / size + (k == K_RS ? 0 : 1);                    \
-				for (int root = 0; root < nroots; root++) {                    \
+				for (int root = root0; root < nroots; root++) {                \
 					int inplace = (ci + o + root) % 2, total = n, mine = n, first = 0; \
 					if (k == K_RSB)                                        \
 						total = n * size, first = n * rank;            \
@@ -231,37 +235,39 @@ static void test_predefined(enum kind k)
 	unsigned logical = OPS(O_LAND, O_LOR, O_LXOR);
 	unsigned bits = OPS(O_BAND, O_BOR, O_BXOR);
 	/* Reduce covers every type; the other collectives a representative
-	 * set (they share the kernels, the algorithms are what differs). */
+	 * set (they share the kernels, the algorithms are what differs).
+	 * Reduce runs every root for the representative types, one (rotating
+	 * with count and op) for the others. */
 	bool every = k == K_REDUCE;
 
-	t_int(k, MPI_INT, "MPI_INT", all_int);
-	t_double(k, MPI_DOUBLE, "MPI_DOUBLE", fp);
-	t_u8(k, MPI_UINT8_T, "MPI_UINT8_T", all_int);
-	t_bool(k, MPI_C_BOOL, "MPI_C_BOOL", logical);
-	t_byte(k, MPI_BYTE, "MPI_BYTE", bits);
-	t_count(k, MPI_COUNT, "MPI_COUNT", multi);
+	t_int(k, MPI_INT, "MPI_INT", all_int, true);
+	t_double(k, MPI_DOUBLE, "MPI_DOUBLE", fp, true);
+	t_u8(k, MPI_UINT8_T, "MPI_UINT8_T", all_int, true);
+	t_bool(k, MPI_C_BOOL, "MPI_C_BOOL", logical, true);
+	t_byte(k, MPI_BYTE, "MPI_BYTE", bits, true);
+	t_count(k, MPI_COUNT, "MPI_COUNT", multi, true);
 	if (!every)
 		return;
-	t_schar(k, MPI_SIGNED_CHAR, "MPI_SIGNED_CHAR", all_int);
-	t_uchar(k, MPI_UNSIGNED_CHAR, "MPI_UNSIGNED_CHAR", all_int);
-	t_short(k, MPI_SHORT, "MPI_SHORT", all_int);
-	t_ushort(k, MPI_UNSIGNED_SHORT, "MPI_UNSIGNED_SHORT", all_int);
-	t_uint(k, MPI_UNSIGNED, "MPI_UNSIGNED", all_int);
-	t_long(k, MPI_LONG, "MPI_LONG", all_int);
-	t_ulong(k, MPI_UNSIGNED_LONG, "MPI_UNSIGNED_LONG", all_int);
-	t_llong(k, MPI_LONG_LONG, "MPI_LONG_LONG", all_int);
-	t_ullong(k, MPI_UNSIGNED_LONG_LONG, "MPI_UNSIGNED_LONG_LONG", all_int);
-	t_i8(k, MPI_INT8_T, "MPI_INT8_T", all_int);
-	t_i16(k, MPI_INT16_T, "MPI_INT16_T", all_int);
-	t_i32(k, MPI_INT32_T, "MPI_INT32_T", all_int);
-	t_i64(k, MPI_INT64_T, "MPI_INT64_T", all_int);
-	t_u16(k, MPI_UINT16_T, "MPI_UINT16_T", all_int);
-	t_u32(k, MPI_UINT32_T, "MPI_UINT32_T", all_int);
-	t_u64(k, MPI_UINT64_T, "MPI_UINT64_T", all_int);
-	t_aint(k, MPI_AINT, "MPI_AINT", multi);
-	t_offset(k, MPI_OFFSET, "MPI_OFFSET", multi);
-	t_float(k, MPI_FLOAT, "MPI_FLOAT", fp);
-	t_ldouble(k, MPI_LONG_DOUBLE, "MPI_LONG_DOUBLE", fp);
+	t_schar(k, MPI_SIGNED_CHAR, "MPI_SIGNED_CHAR", all_int, false);
+	t_uchar(k, MPI_UNSIGNED_CHAR, "MPI_UNSIGNED_CHAR", all_int, false);
+	t_short(k, MPI_SHORT, "MPI_SHORT", all_int, false);
+	t_ushort(k, MPI_UNSIGNED_SHORT, "MPI_UNSIGNED_SHORT", all_int, false);
+	t_uint(k, MPI_UNSIGNED, "MPI_UNSIGNED", all_int, false);
+	t_long(k, MPI_LONG, "MPI_LONG", all_int, false);
+	t_ulong(k, MPI_UNSIGNED_LONG, "MPI_UNSIGNED_LONG", all_int, false);
+	t_llong(k, MPI_LONG_LONG, "MPI_LONG_LONG", all_int, false);
+	t_ullong(k, MPI_UNSIGNED_LONG_LONG, "MPI_UNSIGNED_LONG_LONG", all_int, false);
+	t_i8(k, MPI_INT8_T, "MPI_INT8_T", all_int, false);
+	t_i16(k, MPI_INT16_T, "MPI_INT16_T", all_int, false);
+	t_i32(k, MPI_INT32_T, "MPI_INT32_T", all_int, false);
+	t_i64(k, MPI_INT64_T, "MPI_INT64_T", all_int, false);
+	t_u16(k, MPI_UINT16_T, "MPI_UINT16_T", all_int, false);
+	t_u32(k, MPI_UINT32_T, "MPI_UINT32_T", all_int, false);
+	t_u64(k, MPI_UINT64_T, "MPI_UINT64_T", all_int, false);
+	t_aint(k, MPI_AINT, "MPI_AINT", multi, false);
+	t_offset(k, MPI_OFFSET, "MPI_OFFSET", multi, false);
+	t_float(k, MPI_FLOAT, "MPI_FLOAT", fp, false);
+	t_ldouble(k, MPI_LONG_DOUBLE, "MPI_LONG_DOUBLE", fp, false);
 }
 
 /* ---- complex and MAXLOC/MINLOC ------------------------------------------------------- */
