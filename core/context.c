@@ -153,27 +153,62 @@ out:
 
 /*
  * How many idle progress passes a waiter spins before it yields. When the
- * node-local ranks outnumber the CPUs this process may run on, the peer we
- * wait for is likely waiting for our CPU: spinning only burns its time
- * slice (MPICH pays 8-32 ms per barrier that way here), so yield at once.
+ * node-local ranks outnumber the CPUs they may run on — the union of their
+ * affinity masks, exchanged through the bootstrap — the peer we wait for is
+ * likely waiting for our CPU: spinning only burns its time slice (MPICH
+ * pays 8-32 ms per barrier that way here), so yield after a few passes.
+ * Ranks pinned one per CPU each see a one-CPU mask, but together they have
+ * a CPU each: the union, not the own mask, is what counts.
  * IBX_SPIN_COUNT set explicitly always wins.
  */
-static uint64_t choose_spin_count(const ibx_ctx_t *ctx)
+#define CPUS_BOOT_KEY "ibx.cpus"
+
+static void publish_cpus(ibx_ctx_t *ctx)
 {
 	cpu_set_t set;
+
+	if (ctx->local_size > 1 && sched_getaffinity(0, sizeof(set), &set) == 0)
+		(void)ibx_boot_put(ctx->boot, CPUS_BOOT_KEY, &set, sizeof(set));
+}
+
+/* CPUs the node-local ranks may run on together; 0 when unknown. */
+static int local_cpu_union(ibx_ctx_t *ctx)
+{
+	cpu_set_t all, *set;
+	size_t len;
+
+	if (sched_getaffinity(0, sizeof(all), &all) != 0)
+		return 0;
+	for (int i = 0; i < ctx->local_size; i++) {
+		int r = ctx->local_ranks[i];
+
+		if (r == ctx->rank)
+			continue;
+		if (ibx_boot_get(ctx->boot, r, CPUS_BOOT_KEY, (void **)&set, &len) != IBX_OK)
+			return CPU_COUNT(&all); /* a peer did not say: our own view */
+		if (len == sizeof(*set))
+			CPU_OR(&all, &all, set);
+		free(set);
+	}
+	return CPU_COUNT(&all);
+}
+
+static uint64_t choose_spin_count(ibx_ctx_t *ctx)
+{
 	int ncpu;
 
 	if (getenv("IBX_SPIN_COUNT"))
 		return (uint64_t)ibx_config()->SPIN_COUNT;
-	if (sched_getaffinity(0, sizeof(set), &set) == 0)
-		ncpu = CPU_COUNT(&set);
-	else
+	ncpu = ctx->local_size > 1 ? local_cpu_union(ctx) : 0;
+	if (ncpu <= 0)
 		ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	if (ncpu > 0 && ctx->local_size > ncpu) {
 		ibx_debug("%d node-local ranks on %d CPUs: waiters yield at once",
 			  ctx->local_size, ncpu);
 		return IBX_SPIN_OVERSUBSCRIBED;
 	}
+	ibx_debug("%d node-local ranks on %d CPUs: waiters spin %lld passes", ctx->local_size,
+		  ncpu, (long long)ibx_config()->SPIN_COUNT);
 	return (uint64_t)ibx_config()->SPIN_COUNT;
 }
 
@@ -198,7 +233,7 @@ ibx_status_t ibx_init(const ibx_init_params_t *params, ibx_ctx_t **ctx_p)
 	ctx->local_size = ibx_boot_local_size(ctx->boot);
 	ctx->local_ranks = ibx_boot_local_ranks(ctx->boot);
 	ibx_log_set_rank(ctx->rank);
-	ctx->spin_count = choose_spin_count(ctx);
+	publish_cpus(ctx);
 
 	ctx->peers = calloc((size_t)ctx->size, sizeof(*ctx->peers));
 	if (!ctx->peers) {
@@ -208,6 +243,7 @@ ibx_status_t ibx_init(const ibx_init_params_t *params, ibx_ctx_t **ctx_p)
 	st = paths_connect(ctx);
 	if (st != IBX_OK)
 		goto err_paths;
+	ctx->spin_count = choose_spin_count(ctx); /* after the fence: peers' masks */
 	ibx_debug("initialised: rank %d of %d, %d node-local", ctx->rank, ctx->size,
 		  ctx->local_size);
 	*ctx_p = ctx;
