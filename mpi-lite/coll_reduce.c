@@ -297,39 +297,70 @@ int coll_reduce(const coll_grp_t *g, const void *sbuf, void *rbuf, int n,
 
 /* ---- allreduce ----------------------------------------------------------------------------- */
 
+/* The fold of recursive doubling and Rabenseifner for p not a power of two:
+ * among the first 2 * rem ranks (rem = p - the largest power of two <= p),
+ * even ones hand their operand to the next odd one, which computes
+ * (r-1) op r into @acc (@tmp: a work buffer of @n elements), and sit out
+ * the exchange. *newrank_p: the rank among the pof2 that take part, -1 for
+ * those that sit out. */
+static int allreduce_fold_in(const coll_grp_t *g, const coll_red_t *rd, char *acc, char *tmp,
+			     int n, int *pof2_p, int *rem_p, int *newrank_p)
+{
+	int p = g->size, r = g->rank, pof2 = 1, rem, err = MPI_SUCCESS;
+
+	while (pof2 * 2 <= p)
+		pof2 *= 2;
+	rem = p - pof2;
+	*pof2_p = pof2;
+	*rem_p = rem;
+	if (r >= 2 * rem) {
+		*newrank_p = r - rem;
+	} else if (r % 2 == 0) {
+		err = red_send(g, rd, acc, n, r + 1, CT_ALLRED_FOLD);
+		*newrank_p = -1;
+	} else {
+		err = red_recv(g, rd, tmp, n, r - 1, CT_ALLRED_FOLD);
+		if (err == MPI_SUCCESS)
+			red_apply(rd, tmp, acc, n); /* (r-1) op r */
+		*newrank_p = r / 2;
+	}
+	return err;
+}
+
+/* The real rank of @newrank after allreduce_fold_in. */
+static inline int fold_real_rank(int newrank, int rem)
+{
+	return newrank < rem ? newrank * 2 + 1 : newrank + rem;
+}
+
+/* The unfold: the odd ranks of the fold send the result back. */
+static int allreduce_fold_out(const coll_grp_t *g, const coll_red_t *rd, char *buf, int n,
+			      int rem)
+{
+	int r = g->rank;
+
+	if (r >= 2 * rem)
+		return MPI_SUCCESS;
+	if (r % 2 == 0)
+		return red_recv(g, rd, buf, n, r + 1, CT_ALLRED_UNFOLD);
+	return red_send(g, rd, buf, n, r - 1, CT_ALLRED_UNFOLD);
+}
+
 static int allreduce_recursive_doubling(const coll_grp_t *g, char *rbuf, int n,
 					const coll_red_t *rd)
 {
-	int p = g->size, r = g->rank, pof2 = 1, rem, newrank, err = MPI_SUCCESS;
+	int r = g->rank, pof2, rem, newrank, err;
 	void *tbase;
 	char *acc = rbuf, *tmp = coll_red_alloc(rd, n, &tbase);
 
 	if (!tmp)
 		return MPI_ERR_NO_MEM;
-	while (pof2 * 2 <= p)
-		pof2 *= 2;
-	rem = p - pof2;
-	/* Fold: among the first 2*rem ranks, even ones hand their operand to
-	 * the next odd one and sit out the exchange. */
-	if (r < 2 * rem) {
-		if (r % 2 == 0) {
-			err = red_send(g, rd, acc, n, r + 1, CT_ALLRED_FOLD);
-			newrank = -1;
-		} else {
-			err = red_recv(g, rd, tmp, n, r - 1, CT_ALLRED_FOLD);
-			if (err == MPI_SUCCESS)
-				red_apply(rd, tmp, acc, n); /* (r-1) op r */
-			newrank = r / 2;
-		}
-		if (err != MPI_SUCCESS)
-			goto out;
-	} else {
-		newrank = r - rem;
-	}
+	err = allreduce_fold_in(g, rd, acc, tmp, n, &pof2, &rem, &newrank);
+	if (err != MPI_SUCCESS)
+		goto out;
 	if (newrank >= 0) {
 		for (int mask = 1; mask < pof2; mask <<= 1) {
-			int newdst = newrank ^ mask;
-			int dst = newdst < rem ? newdst * 2 + 1 : newdst + rem;
+			int dst = fold_real_rank(newrank ^ mask, rem);
 
 			err = coll_sendrecv(g, red_first(rd, acc), red_span(rd, n), dst,
 					    red_first(rd, tmp), red_span(rd, n), dst, CT_ALLRED_RD);
@@ -348,12 +379,7 @@ static int allreduce_recursive_doubling(const coll_grp_t *g, char *rbuf, int n,
 		if (acc != rbuf)
 			red_copy(rd, rbuf, acc, n);
 	}
-	if (r < 2 * rem) {
-		if (r % 2 == 0)
-			err = red_recv(g, rd, rbuf, n, r + 1, CT_ALLRED_UNFOLD);
-		else
-			err = red_send(g, rd, rbuf, n, r - 1, CT_ALLRED_UNFOLD);
-	}
+	err = allreduce_fold_out(g, rd, rbuf, n, rem);
 out:
 	free(tbase);
 	return err;
@@ -390,35 +416,21 @@ static int allreduce_pair(const coll_grp_t *g, const void *sbuf, char *rbuf, int
  * ring's bytes. Commutative ops. */
 static int allreduce_rabenseifner(const coll_grp_t *g, char *acc, int n, const coll_red_t *rd)
 {
-	int p = g->size, r = g->rank, pof2 = 1, rem, newrank, err = MPI_SUCCESS, lv = 0;
+	int pof2, rem, newrank, err, lv = 0;
 	int lo = 0, hi = n, los[32], his[32];
 	size_t ext = rd->ext;
-	char *tmp = malloc(((size_t)n / 2 + 1) * ext + red_span(rd, n));
+	void *tbase;
+	char *tmp = coll_red_alloc(rd, n, &tbase);
 
 	if (!tmp)
 		return MPI_ERR_NO_MEM;
-	while (pof2 * 2 <= p)
-		pof2 *= 2;
-	rem = p - pof2;
-	if (r < 2 * rem) {
-		if (r % 2 == 0) {
-			err = red_send(g, rd, acc, n, r + 1, CT_ALLRED_FOLD);
-			newrank = -1;
-		} else {
-			err = red_recv(g, rd, tmp, n, r - 1, CT_ALLRED_FOLD);
-			if (err == MPI_SUCCESS)
-				red_apply(rd, tmp, acc, n);
-			newrank = r / 2;
-		}
-	} else {
-		newrank = r - rem;
-	}
+	err = allreduce_fold_in(g, rd, acc, tmp, n, &pof2, &rem, &newrank);
 	if (err != MPI_SUCCESS)
 		goto out;
 	if (newrank >= 0) {
 		/* reduce-scatter: halve my range each step */
 		for (int mask = pof2 / 2; mask > 0; mask /= 2, lv++) {
-			int newdst = newrank ^ mask, dst = newdst < rem ? newdst * 2 + 1 : newdst + rem;
+			int newdst = newrank ^ mask, dst = fold_real_rank(newdst, rem);
 			int mid = lo + (hi - lo) / 2, klo, khi, slo, shi;
 
 			los[lv] = lo;
@@ -437,7 +449,7 @@ static int allreduce_rabenseifner(const coll_grp_t *g, char *acc, int n, const c
 		}
 		/* allgather: the same pairs backwards, doubling my range */
 		for (int mask = 1; mask < pof2; mask *= 2) {
-			int newdst = newrank ^ mask, dst = newdst < rem ? newdst * 2 + 1 : newdst + rem;
+			int dst = fold_real_rank(newrank ^ mask, rem);
 			int plo, phi;
 
 			lv--;
@@ -455,14 +467,9 @@ static int allreduce_rabenseifner(const coll_grp_t *g, char *acc, int n, const c
 			hi = his[lv];
 		}
 	}
-	if (r < 2 * rem) {
-		if (r % 2 == 0)
-			err = red_recv(g, rd, acc, n, r + 1, CT_ALLRED_UNFOLD);
-		else
-			err = red_send(g, rd, acc, n, r - 1, CT_ALLRED_UNFOLD);
-	}
+	err = allreduce_fold_out(g, rd, acc, n, rem);
 out:
-	free(tmp);
+	free(tbase);
 	return err;
 }
 
