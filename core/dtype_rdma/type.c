@@ -570,38 +570,7 @@ err_arrays:
 	return st;
 }
 
-ibx_status_t ibx_dt_resized(ibx_dt_t *old, int64_t lb, int64_t extent, ibx_dt_t **dt_p)
-{
-	ibx_dt_t *dt;
-	ibx_status_t st = check_old(old, dt_p);
-	int64_t ub;
-
-	if (st)
-		return st;
-	if (!dt_add(lb, extent, &ub))
-		return IBX_ERR_OVERFLOW;
-	if (old->depth + 1 > IBX_DT_MAX_TREE_DEPTH)
-		return IBX_ERR_NO_RESOURCE;
-	st = dt_alloc(DT_RESIZED, &dt);
-	if (st)
-		return st;
-	dt->depth = old->depth + 1;
-	dt->size = old->size;
-	dt->nelem = old->nelem;
-	dt->sig = old->sig;
-	dt->align = old->align;
-	dt->true_lb = old->true_lb;
-	dt->true_ub = old->true_ub;
-	dt->markers = true;
-	dt->lb = lb;
-	dt->ub = ub;
-	dt->child = old;
-	dt_retain_child(old);
-	*dt_p = dt;
-	return IBX_OK;
-}
-
-/* A wrapper with the same typemap as @old (dup, subarray). */
+/* A wrapper with the same typemap as @old (dup, subarray, resized). */
 static ibx_status_t make_alias(int kind, ibx_dt_t *old, ibx_dt_t **dt_p)
 {
 	ibx_dt_t *dt;
@@ -624,6 +593,27 @@ static ibx_status_t make_alias(int kind, ibx_dt_t *old, ibx_dt_t **dt_p)
 	dt->ub = old->ub;
 	dt->child = old;
 	dt_retain_child(old);
+	*dt_p = dt;
+	return IBX_OK;
+}
+
+ibx_status_t ibx_dt_resized(ibx_dt_t *old, int64_t lb, int64_t extent, ibx_dt_t **dt_p)
+{
+	ibx_dt_t *dt;
+	ibx_status_t st = check_old(old, dt_p);
+	int64_t ub;
+
+	if (st)
+		return st;
+	if (!dt_add(lb, extent, &ub))
+		return IBX_ERR_OVERFLOW;
+	st = make_alias(DT_RESIZED, old, &dt);
+	if (st)
+		return st;
+	/* the same typemap with explicit bounds */
+	dt->markers = true;
+	dt->lb = lb;
+	dt->ub = ub;
 	*dt_p = dt;
 	return IBX_OK;
 }
