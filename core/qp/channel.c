@@ -24,11 +24,17 @@
  *                                               rx_done++ (after the tag layer)
  *   acked = max(acked, hdr.credits) <-- any message R -> S piggy-backs rx_done
  *   ...burst, R has nothing to send...
- *                                               rx_done - told >= C/4:
+ *                                               rx_done - told >= T:
  *   acked = max(acked, mailbox[R])  <== RDMA WRITE of rx_done into S's mailbox
  *       (no receive buffer consumed:        word for R (value | ~value << 16,
  *        S reads the word when it runs       a torn read is detected),
  *        out of credits)                     told = rx_done
+ *
+ * T is C/4 but at least 2 (conn.c, credit_threshold): a receiver that
+ * answers every message piggy-backs its count on the answer and never
+ * writes the mailbox; one that stays silent returns credits every T.
+ * Finalize reports the counts (messages, explicit credit returns, queued
+ * sends) at IBX_LOG=info.
  *
  * Out of credits (or send-queue slots, or bounce buffers), sends wait in a
  * per-peer FIFO behind which every later send queues too, so messages of one
@@ -168,6 +174,10 @@ static ibx_status_t mbox_post(qp_peer_t *p, bool signaled)
 	p->mbox_val = qp_mbox_encode(p->rx_done);
 	atomic_store_explicit(src, p->mbox_val, memory_order_relaxed);
 	p->rx_told = p->rx_done;
+	if (signaled)
+		path->stats.flush_wqes++;
+	else
+		path->stats.credit_writes++;
 	sig = ibx_qp_sig_decide(p, signaled);
 	e = qp_sqe_claim(p, &wr_id);
 	e->kind = SQE_MBOX;
@@ -234,6 +244,7 @@ static void txb_add(txb_t *b, uint8_t type, ibx_tag_t tag, const void *body, siz
 	bool sig;
 
 	p->tx_sent++;
+	path->stats.msgs_sent++;
 	h->type = type;
 	h->flags = 0;
 	h->credits = p->rx_done;
@@ -364,6 +375,7 @@ static ibx_status_t eager_fast(qp_peer_t *p, const ibx_request_t *req)
 		memcpy(msg.data, req->buf, req->buflen);
 	p->rx_told = p->rx_done;
 	p->tx_sent++;
+	p->path->stats.msgs_sent++;
 	sig = ++p->sq_unsig >= p->path->signal_every || qp_sq_space(p) <= p->path->signal_every;
 	e = &p->sqe[seq & p->sq_mask];
 	e->kind = SQE_MSG;
@@ -404,6 +416,7 @@ ibx_status_t ibx_qp_tag_send(ibx_peer_t *peer, ibx_request_t *req)
 		return p->error;
 	if (ibx_unlikely(p->pend_tag.head != NULL || !msg_can_post(p, tag_body_len(p, req)))) {
 		/* FIFO: behind anything already waiting */
+		peer_path(p)->stats.sends_queued++;
 		ibx_rq_push(&p->pend_tag, req);
 		ibx_qp_pend_mark(p);
 		return IBX_INPROGRESS;
@@ -730,6 +743,7 @@ static void rx_completion(qp_path_t *path, const struct ibv_wc *wc)
 	}
 	credit_ack(p, h->credits);
 	p->rx_done++;
+	path->stats.msgs_recvd++;
 	switch (h->type) {
 	case QP_MSG_EAGER:
 		ibx_tag_arrive_eager(path->ctx, p->rank, h->tag, buf + sizeof(*h),

@@ -115,6 +115,22 @@ static void path_free(qp_path_t *path)
 	free(path);
 }
 
+/* After how many consumed messages the receiver returns credits without a
+ * message of its own to carry them: C/4, so that a sender streaming to a
+ * silent receiver gets credits back long before it runs out, but never
+ * below 2 (when C allows): a receiver that answers each message (ping-pong,
+ * request/response) then always has its answer to piggy-back the count on,
+ * and returns nothing explicitly. With 1, every message would cost an extra
+ * RDMA write — the case with many peers, where C falls to MIN_CREDITS. */
+static uint16_t credit_threshold(uint16_t credits)
+{
+	uint16_t t = credits / 4;
+
+	if (t < 2)
+		t = credits < 2 ? credits : 2;
+	return t;
+}
+
 /* Sizes every pool from the configuration and the number of peers. */
 static ibx_status_t path_size(qp_path_t *path, int n)
 {
@@ -148,7 +164,7 @@ static ibx_status_t path_size(qp_path_t *path, int n)
 		return IBX_ERR_NO_RESOURCE;
 	}
 	path->credits = (uint16_t)credits;
-	path->credit_threshold = (uint16_t)(credits / 4 > 0 ? credits / 4 : 1);
+	path->credit_threshold = credit_threshold((uint16_t)credits);
 	path->rx_count = (uint32_t)rx;
 	path->rx_stride = (uint32_t)((sizeof(qp_hdr_t) + path->eager_limit + 63) & ~(size_t)63);
 	if (path->rx_stride < 128)
@@ -502,6 +518,13 @@ static void qp_path_fini(ibx_ctx_t *ctx, void *state)
 
 	if (!path)
 		return;
+	ibx_info("verbs path: %llu messages sent, %llu received, %llu explicit credit returns, "
+		 "%llu flush WQEs, %llu tag sends queued (for a credit, a send slot or a bounce buffer)",
+		 (unsigned long long)path->stats.msgs_sent,
+		 (unsigned long long)path->stats.msgs_recvd,
+		 (unsigned long long)path->stats.credit_writes,
+		 (unsigned long long)path->stats.flush_wqes,
+		 (unsigned long long)path->stats.sends_queued);
 	for (int i = 0; i < path->npeers; i++) {
 		qp_peer_t *p = &path->peers[i];
 

@@ -189,6 +189,13 @@ typedef struct qp_path {
 	uint32_t max_sge, max_sge_rd;   /* per WQE: gather (write), scatter (read) */
 	uint64_t max_msg;               /* bytes per WQE */
 	uint64_t progress_calls;
+	/* traffic counters, reported at finalize (IBX_LOG=info) */
+	struct {
+		uint64_t msgs_sent, msgs_recvd; /* eager, RTS, FIN */
+		uint64_t credit_writes;         /* credit returns without a message */
+		uint64_t flush_wqes;            /* signalled mailbox writes (SQ reclaim) */
+		uint64_t sends_queued;          /* waited for a credit, slot or buffer */
+	} stats;
 	bool finalizing;
 	ibx_qp_imm_cb_t imm_cb;
 	void *imm_arg;

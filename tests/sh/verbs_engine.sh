@@ -1,8 +1,13 @@
 #!/bin/bash
 # verbs_engine.sh — the verbs path's ops table with checked data, rendezvous
-# truncation and a completion error (verbs_engine ops), then 100k small messages from each of 3 ranks to rank 0 over
-# the verbs path (IBX_PATHS=verbs), checking order and content
-# (tests/sh/verbs_engine.c). Needs a verbs device: runs directly when this
+# truncation and a completion error (verbs_engine ops), then 100k small
+# messages from each of 3 ranks to rank 0 over the verbs path
+# (IBX_PATHS=verbs), checking order and content (tests/sh/verbs_engine.c);
+# then flow control at the minimum of 4 credits per peer (IBX_IB_RX_BUFS=32):
+# the burst again (a fifth of it), and an 8-byte ping-pong in which every
+# message is answered, so credits must ride on the answers: the counters
+# each rank prints at finalize (IBX_LOG=info) must show (almost) no explicit
+# credit returns — one RDMA write per message was the bug this catches. Needs a verbs device: runs directly when this
 # machine has one (inside the Soft-RoCE VM, or IBX_VERBS_NATIVE=1 hardware),
 # else boots the VM (tests/rxe/run-in-vm.sh) and runs itself in there.
 # Exit 77 (skip) when neither is possible.
@@ -70,4 +75,64 @@ if [ $rc -eq 0 ] && [ "$rnr1" -ne "$rnr0" ]; then
 	echo "verbs_engine: receivers were overrun ($((rnr1 - rnr0)) RNR NAKs): credit accounting is broken"
 	rc=1
 fi
-exit $rc
+[ $rc -eq 0 ] || exit $rc
+
+# ---- the minimum credits ----------------------------------------------------------
+# counters LOG FIELD: FIELD ("messages sent", "explicit credit returns", ...)
+# of every rank's finalize line, one number per line.
+counters() {
+	sed -n 's/.*verbs path: \([0-9]*\) messages sent, \([0-9]*\) received, \([0-9]*\) explicit credit returns, .*/\1 \2 \3/p' "$1" |
+		awk -v f="$2" '{ print $f }'
+}
+LOG=$(mktemp)
+trap 'rm -f "$LOG"' EXIT
+small=$((COUNT / 5 > 100 ? COUNT / 5 : 100))
+echo "verbs_engine: $NP ranks, $small messages per sender, 4 credits per peer (IBX_IB_RX_BUFS=32)"
+rnr0=$(rnr_count)
+IBX_LOG=info IBX_IB_RX_BUFS=32 IBX_PATHS=verbs timeout -k 5 600 "$RUN" -n "$NP" --timeout 580 "$BIN" "$small" >"$LOG" 2>&1
+rc=$?
+rnr1=$(rnr_count)
+grep -v ' info ' "$LOG"
+if [ $rc -ne 0 ]; then
+	echo "verbs_engine: the burst at 4 credits failed (exit $rc)"; tail -n 5 "$LOG"; exit $rc
+fi
+if ! grep -q "$((NP - 1)) peer(s), 4 credits each" "$LOG"; then
+	echo "verbs_engine: IBX_IB_RX_BUFS=32 did not bring the credits to 4:"; grep "credits each" "$LOG"; exit 1
+fi
+if [ "$rnr1" -ne "$rnr0" ]; then
+	echo "verbs_engine: receivers were overrun at 4 credits ($((rnr1 - rnr0)) RNR NAKs)"; exit 1
+fi
+recvd=$(counters "$LOG" 2 | sort -n | tail -n 1)
+returns=$(counters "$LOG" 3 | sort -n | tail -n 1)
+echo "verbs_engine: the receiver got $recvd messages and returned credits $returns times without a message"
+if [ "${recvd:-0}" -lt $((small * (NP - 1))) ] || [ "${returns:-0}" -lt $((small * (NP - 1) / 4)) ]; then
+	# a silent receiver must hand back at least one credit per 4 messages
+	echo "verbs_engine: counters do not add up (expected >= $((small * (NP - 1))) received, >= $((small * (NP - 1) / 4)) credit returns)"
+	exit 1
+fi
+
+PP=$BUILD/bench/pingpong
+ITERS=2000
+[ -x "$PP" ] || { echo "no $PP: run make first"; exit 1; }
+echo "verbs_engine: 2-rank ping-pong of $ITERS 8-byte messages at 4 credits"
+IBX_LOG=info IBX_IB_RX_BUFS=32 IBX_PATHS=verbs timeout -k 5 300 "$RUN" -n 2 --timeout 280 "$PP" -s 8 -n $ITERS -w 0 >"$LOG" 2>&1
+rc=$?
+if [ $rc -ne 0 ]; then
+	echo "verbs_engine: ping-pong at 4 credits failed (exit $rc)"; tail -n 5 "$LOG"; exit $rc
+fi
+grep -q "1 peer(s), 4 credits each" "$LOG" || { echo "verbs_engine: ping-pong not at 4 credits"; exit 1; }
+sent=$(counters "$LOG" 1 | paste -sd' ')
+returns=$(counters "$LOG" 3 | paste -sd' ')
+echo "verbs_engine: messages sent per rank: $sent; explicit credit returns per rank: $returns"
+n=0
+for v in $sent; do
+	[ "$v" -ge $ITERS ] && n=$((n + 1))
+done
+[ $n -eq 2 ] || { echo "verbs_engine: expected 2 ranks with >= $ITERS messages sent each"; exit 1; }
+for v in $returns; do
+	if [ "$v" -gt $((ITERS / 100)) ]; then
+		echo "verbs_engine: $v explicit credit returns for $ITERS answered messages: credits do not ride on the answers"
+		exit 1
+	fi
+done
+exit 0
