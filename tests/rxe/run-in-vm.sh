@@ -11,8 +11,10 @@
 #     outputs and logs written by the command appear on the host);
 #   * the rxe device "rxed" (port 1 ACTIVE, active_mtu 4096) on the dummy
 #     netdev d0 = 10.56.0.1/24, and no other network than lo;
-#   * cwd and environment as here: PATH, BUILD, HOME, LANG, LC_ALL, every
-#     IBX_* variable and the names listed in IBX_RXE_PASSENV (space or comma
+#   * cwd and environment as here: PATH, BUILD, HOME, LANG, LC_ALL, the
+#     sanitizers' options (ASAN_/LSAN_/TSAN_/UBSAN_OPTIONS, so that a
+#     sanitizer build's suppressions hold in the guest too), every IBX_*
+#     variable and the names listed in IBX_RXE_PASSENV (space or comma
 #     separated); memlock unlimited; running as root.
 # The command's stdout and stderr arrive here on stdout and stderr (streamed
 # through virtio-serial ports) and its exit status is this script's.
@@ -99,7 +101,7 @@ sq() { printf "'%s'" "${1//\'/\'\\\'\'}"; }
 
 # job.sh runs under the host's bash inside the chroot, with an empty
 # environment: export exactly what the caller passes through.
-passenv=(PATH BUILD HOME LANG LC_ALL TZ)
+passenv=(PATH BUILD HOME LANG LC_ALL TZ ASAN_OPTIONS LSAN_OPTIONS TSAN_OPTIONS UBSAN_OPTIONS)
 for name in $(compgen -e); do
 	[[ $name == IBX_* ]] && passenv+=("$name")
 done

@@ -44,7 +44,7 @@ if [ "${IBX_IN_RXE_VM:-0}" != 1 ]; then
 			echo "no verbs device and no Soft-RoCE VM"
 			exit 77
 		fi
-		IBX_IN_RXE_VM=1 IBX_RXE_PASSENV="IBX_IN_RXE_VM VERBS_ENGINE_COUNT VERBS_ENGINE_NP" \
+		IBX_IN_RXE_VM=1 IBX_RXE_PASSENV="IBX_IN_RXE_VM VERBS_ENGINE_COUNT VERBS_ENGINE_NP VERBS_ENGINE_CFLAGS" \
 			exec bash tests/rxe/run-in-vm.sh --timeout 900 -- bash tests/sh/verbs_engine.sh
 	fi
 fi
