@@ -72,7 +72,17 @@
 #include <stdlib.h>
 
 #define POLL_BATCH 32
-#define REPOST_BATCH 16
+/* Consumed receive buffers go back to the SRQ as one linked list, off the
+ * latency path: when a poll finds the CQ empty (we are waiting anyway) and
+ * REPOST_IDLE are free, or at once when REPOST_MAX are. Reposting right
+ * after the completion that freed the buffer would delay the answer the
+ * application is about to send (16 WRs cost microseconds under emulation).
+ * Never more than REPOST_MAX - 1 + POLL_BATCH wait, which the SRQ's spare
+ * buffers cover. */
+#define REPOST_IDLE 16
+#define REPOST_MAX 32
+_Static_assert(REPOST_MAX - 1 + POLL_BATCH < QP_RX_SPARE,
+	       "buffers waiting for a repost must fit in the SRQ's spare buffers");
 #define TXB_MAX 16
 
 static inline qp_path_t *peer_path(const qp_peer_t *p)
@@ -942,9 +952,7 @@ int ibx_qp_path_progress(ibx_ctx_t *ctx, void *state)
 				tx_completion(path, &wc[i]);
 		}
 		events += n;
-		/* one linked list per REPOST_BATCH buffers; the SRQ's RX_SPARE
-		 * buffers cover those waiting (< REPOST_BATCH + POLL_BATCH) */
-		if (path->rx_nfree >= REPOST_BATCH)
+		if (path->rx_nfree >= (n ? REPOST_MAX : REPOST_IDLE))
 			rx_repost(path);
 	} while (n == POLL_BATCH);
 	if (path->pend_list)

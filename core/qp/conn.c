@@ -23,7 +23,6 @@
 #define BOOT_KEY "ibx.qp"
 #define BLOB_MAGIC 0x49425851u /* "IBXQ" */
 #define BLOB_VERSION 1
-#define RX_SPARE 64     /* buffers consumed but not reposted yet (see channel.c) */
 #define AMO_SLOTS 256
 #define MIN_CREDITS 4
 
@@ -149,14 +148,14 @@ static ibx_status_t path_size(qp_path_t *path, int n)
 	}
 	path->eager_limit = (uint32_t)cfg->IB_EAGER_LIMIT;
 	/* every peer gets C reserved buffers: shrink C before growing the SRQ */
-	if (rx < RX_SPARE + n * credits)
-		credits = (rx - RX_SPARE) / n;
+	if (rx < QP_RX_SPARE + n * credits)
+		credits = (rx - QP_RX_SPARE) / n;
 	if (credits < MIN_CREDITS)
 		credits = MIN_CREDITS;
 	if (credits > cfg->IB_CREDITS)
 		credits = cfg->IB_CREDITS;
-	if (rx < RX_SPARE + n * credits)
-		rx = RX_SPARE + n * credits;
+	if (rx < QP_RX_SPARE + n * credits)
+		rx = QP_RX_SPARE + n * credits;
 	if (da->max_srq_wr > 0 && rx > da->max_srq_wr) {
 		ibx_error("device %s: %d peers x %lld credits need an SRQ of %lld buffers, the "
 			  "device allows %d",

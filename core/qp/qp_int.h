@@ -25,6 +25,9 @@ enum qp_msg_type {
 
 /* Largest inline eager message sent from the stack by the fast path. */
 #define QP_FAST_MAX 240
+/* SRQ buffers beyond the peers' credits: they cover buffers consumed but
+ * not reposted yet (channel.c reposts in batches, bounded below this). */
+#define QP_RX_SPARE 64
 
 typedef struct qp_hdr {
 	uint8_t type;
