@@ -246,6 +246,7 @@ int coll_scan(const coll_grp_t *g, const void *sbuf, void *rbuf, int n, const co
 
 /* Sizes that choose algorithms (bytes). */
 #define COLL_BCAST_SHORT_MAX (64 * 1024)      /* binomial tree up to this */
+#define COLL_BCAST_LINEAR_MAX 8               /* oversubscribed node: root to each, up to this many ranks */
 #define COLL_ALLREDUCE_SHORT_MAX (16 * 1024)  /* recursive doubling up to this */
 #define COLL_REDUCE_SHORT_MAX (64 * 1024)     /* binomial reduce up to this */
 #define COLL_GATHER_TREE_MAX 2048             /* binomial gather/scatter: block size */
