@@ -86,19 +86,29 @@ counters() {
 }
 LOG=$(mktemp)
 trap 'rm -f "$LOG"' EXIT
+# at_min_credits WHAT NP LIMIT CMD...: an NP-rank job of CMD with 4 credits
+# per peer and the finalize counters logged, its output in $LOG; ends the
+# test when the job fails or the credits did not come down to 4.
+at_min_credits() {
+	local what=$1 np=$2 limit=$3 rc
+	shift 3
+	IBX_LOG=info IBX_IB_RX_BUFS=32 IBX_PATHS=verbs timeout -k 5 "$limit" "$RUN" -n "$np" \
+		--timeout $((limit - 20)) "$@" >"$LOG" 2>&1
+	rc=$?
+	grep -v ' info ' "$LOG"
+	if [ $rc -ne 0 ]; then
+		echo "verbs_engine: $what at 4 credits failed (exit $rc)"; tail -n 5 "$LOG"; exit $rc
+	fi
+	if ! grep -q "$((np - 1)) peer(s), 4 credits each" "$LOG"; then
+		echo "verbs_engine: $what: IBX_IB_RX_BUFS=32 did not bring the credits to 4:"
+		grep "credits each" "$LOG"; exit 1
+	fi
+}
 small=$((COUNT / 5 > 100 ? COUNT / 5 : 100))
 echo "verbs_engine: $NP ranks, $small messages per sender, 4 credits per peer (IBX_IB_RX_BUFS=32)"
 rnr0=$(rnr_count)
-IBX_LOG=info IBX_IB_RX_BUFS=32 IBX_PATHS=verbs timeout -k 5 600 "$RUN" -n "$NP" --timeout 580 "$BIN" "$small" >"$LOG" 2>&1
-rc=$?
+at_min_credits "the burst" "$NP" 600 "$BIN" "$small"
 rnr1=$(rnr_count)
-grep -v ' info ' "$LOG"
-if [ $rc -ne 0 ]; then
-	echo "verbs_engine: the burst at 4 credits failed (exit $rc)"; tail -n 5 "$LOG"; exit $rc
-fi
-if ! grep -q "$((NP - 1)) peer(s), 4 credits each" "$LOG"; then
-	echo "verbs_engine: IBX_IB_RX_BUFS=32 did not bring the credits to 4:"; grep "credits each" "$LOG"; exit 1
-fi
 if [ "$rnr1" -ne "$rnr0" ]; then
 	echo "verbs_engine: receivers were overrun at 4 credits ($((rnr1 - rnr0)) RNR NAKs)"; exit 1
 fi
@@ -115,12 +125,7 @@ PP=$BUILD/bench/pingpong
 ITERS=2000
 [ -x "$PP" ] || { echo "no $PP: run make first"; exit 1; }
 echo "verbs_engine: 2-rank ping-pong of $ITERS 8-byte messages at 4 credits"
-IBX_LOG=info IBX_IB_RX_BUFS=32 IBX_PATHS=verbs timeout -k 5 300 "$RUN" -n 2 --timeout 280 "$PP" -s 8 -n $ITERS -w 0 >"$LOG" 2>&1
-rc=$?
-if [ $rc -ne 0 ]; then
-	echo "verbs_engine: ping-pong at 4 credits failed (exit $rc)"; tail -n 5 "$LOG"; exit $rc
-fi
-grep -q "1 peer(s), 4 credits each" "$LOG" || { echo "verbs_engine: ping-pong not at 4 credits"; exit 1; }
+at_min_credits "the ping-pong" 2 300 "$PP" -s 8 -n $ITERS -w 0
 sent=$(counters "$LOG" 1 | paste -sd' ')
 returns=$(counters "$LOG" 3 | paste -sd' ')
 echo "verbs_engine: messages sent per rank: $sent; explicit credit returns per rank: $returns"
