@@ -28,9 +28,18 @@ static inline int bench_parse_size(const char *s, size_t *value_p)
 	if (errno || end == s)
 		return -1;
 	switch (tolower((unsigned char)*end)) {
-	case 'k': mult = 1ull << 10; end++; break;
-	case 'm': mult = 1ull << 20; end++; break;
-	case 'g': mult = 1ull << 30; end++; break;
+	case 'k':
+		mult = 1ull << 10;
+		end++;
+		break;
+	case 'm':
+		mult = 1ull << 20;
+		end++;
+		break;
+	case 'g':
+		mult = 1ull << 30;
+		end++;
+		break;
 	default: break;
 	}
 	if (*end == 'b' || *end == 'B')

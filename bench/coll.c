@@ -33,12 +33,12 @@
 
 #include "bench_common.h"
 
-#define CO_MAX_SIZES 16
-#define CO_CALIBRATE 5
+#define CO_MAX_SIZES   16
+#define CO_CALIBRATE   5
 #define CO_CHECK_EVERY 16 /* iterations between two looks at the clock */
 
 enum { OP_ALLREDUCE, OP_BCAST, OP_ALLTOALL, OP_N };
-static const char *const op_names[OP_N] = { "allreduce", "bcast", "alltoall" };
+static const char *const op_names[OP_N] = {"allreduce", "bcast", "alltoall"};
 
 static int rank, nprocs;
 
@@ -60,9 +60,7 @@ static void run_op(int op, size_t size, char *sbuf, char *rbuf)
 		MPI_Allreduce(sbuf, rbuf, (int)(size / sizeof(double)), MPI_DOUBLE, MPI_SUM,
 			      MPI_COMM_WORLD);
 		break;
-	case OP_BCAST:
-		MPI_Bcast(sbuf, (int)size, MPI_BYTE, 0, MPI_COMM_WORLD);
-		break;
+	case OP_BCAST: MPI_Bcast(sbuf, (int)size, MPI_BYTE, 0, MPI_COMM_WORLD); break;
 	default:
 		MPI_Alltoall(sbuf, (int)size, MPI_BYTE, rbuf, (int)size, MPI_BYTE, MPI_COMM_WORLD);
 		break;
@@ -94,7 +92,10 @@ static void measure(int op, size_t size, int max_iters, int warmup_opt, int budg
 		iters = fit > max_iters ? max_iters : fit < 5 ? 5 : (int)fit;
 	}
 	MPI_Bcast(&iters, 1, MPI_INT, 0, MPI_COMM_WORLD);
-	warmup = warmup_opt >= 0 ? warmup_opt : iters / 10 > 100 ? 100 : iters / 10 > 2 ? iters / 10 : 2;
+	warmup = warmup_opt >= 0    ? warmup_opt
+		 : iters / 10 > 100 ? 100
+		 : iters / 10 > 2   ? iters / 10
+				    : 2;
 	t = calloc((size_t)iters, sizeof(*t));
 	if (rank == 0)
 		sum = calloc((size_t)iters, sizeof(*sum));
@@ -142,8 +143,8 @@ static void measure(int op, size_t size, int max_iters, int warmup_opt, int budg
 
 int main(int argc, char **argv)
 {
-	size_t sizes[CO_MAX_SIZES] = { 8, 1u << 20 };
-	int nsizes = 2, ops[OP_N] = { 1, 1, 1 }, max_iters = 10000, warmup = -1, budget_s = 2;
+	size_t sizes[CO_MAX_SIZES] = {8, 1u << 20};
+	int nsizes = 2, ops[OP_N] = {1, 1, 1}, max_iters = 10000, warmup = -1, budget_s = 2;
 	int opt, bad = 0;
 	char *tok, *save;
 
@@ -154,7 +155,8 @@ int main(int argc, char **argv)
 		switch (opt) {
 		case 'c':
 			memset(ops, 0, sizeof(ops));
-			for (tok = strtok_r(optarg, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+			for (tok = strtok_r(optarg, ",", &save); tok;
+			     tok = strtok_r(NULL, ",", &save)) {
 				int k;
 
 				for (k = 0; k < OP_N && strcmp(tok, op_names[k]); k++)
@@ -167,8 +169,10 @@ int main(int argc, char **argv)
 			break;
 		case 's':
 			nsizes = 0;
-			for (tok = strtok_r(optarg, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
-				if (nsizes == CO_MAX_SIZES || bench_parse_size(tok, &sizes[nsizes++]))
+			for (tok = strtok_r(optarg, ",", &save); tok;
+			     tok = strtok_r(NULL, ",", &save))
+				if (nsizes == CO_MAX_SIZES ||
+				    bench_parse_size(tok, &sizes[nsizes++]))
 					bad = 1;
 			break;
 		case 'n': bad |= bench_parse_int(optarg, 1, &max_iters); break;
@@ -187,7 +191,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (rank == 0) {
-		printf("# coll: %d ranks; per-iteration latency, mean over ranks, median over iterations\n",
+		printf("# coll: %d ranks; per-iteration latency, mean over ranks, median over "
+		       "iterations\n",
 		       nprocs);
 		printf("# %-8s %10s %12s %12s %8s\n", "op", "bytes", "median[usec]", "min[usec]",
 		       "iters");

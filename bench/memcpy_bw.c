@@ -83,7 +83,7 @@ static int measure(size_t len, int reps, double *median_p, double *best_p)
 
 int main(int argc, char **argv)
 {
-	static const char *const defaults[] = { "64k", "1m", "4m" };
+	static const char *const defaults[] = {"64k", "1m", "4m"};
 	const char *const *sizes = defaults;
 	int nsizes = 3, reps = 9, opt;
 
@@ -94,7 +94,8 @@ int main(int argc, char **argv)
 				break;
 			/* fall through */
 		default:
-			fprintf(stderr, "usage: memcpy_bw [-r REPS] [SIZE...]  (default 64k 1m 4m)\n");
+			fprintf(stderr,
+				"usage: memcpy_bw [-r REPS] [SIZE...]  (default 64k 1m 4m)\n");
 			return 2;
 		}
 	}

@@ -30,7 +30,7 @@
 #include "bench_common.h"
 
 #define PK_REP_SECONDS 0.02
-#define PK_MAX_BLOCKS 8
+#define PK_MAX_BLOCKS  8
 
 enum { K_PACK, K_BLOCKS, K_CONTIG, K_N };
 
@@ -40,22 +40,17 @@ static inline void clobber(void *p)
 	__asm__ __volatile__("" : : "r"(p) : "memory");
 }
 
-static void copy_once(int kind, MPI_Datatype vec, const char *src, char *out, size_t b,
-		      size_t n)
+static void copy_once(int kind, MPI_Datatype vec, const char *src, char *out, size_t b, size_t n)
 {
 	int pos = 0;
 
 	switch (kind) {
-	case K_PACK:
-		MPI_Pack(src, 1, vec, out, (int)(n * b), &pos, MPI_COMM_SELF);
-		break;
+	case K_PACK: MPI_Pack(src, 1, vec, out, (int)(n * b), &pos, MPI_COMM_SELF); break;
 	case K_BLOCKS:
 		for (size_t i = 0; i < n; i++)
 			memcpy(out + i * b, src + 2 * i * b, b);
 		break;
-	default:
-		memcpy(out, src, n * b);
-		break;
+	default: memcpy(out, src, n * b); break;
 	}
 	clobber(out);
 }
@@ -77,7 +72,8 @@ static double measure(int kind, MPI_Datatype vec, const char *src, char *out, si
 			copy_once(kind, vec, src, out, b, n);
 		dt = MPI_Wtime() - t0;
 		if (dt >= PK_REP_SECONDS / 4 || count > (1L << 40)) {
-			count = (long)((double)count * PK_REP_SECONDS / (dt > 1e-9 ? dt : 1e-9)) + 1;
+			count =
+			    (long)((double)count * PK_REP_SECONDS / (dt > 1e-9 ? dt : 1e-9)) + 1;
 			break;
 		}
 		count *= 4;
@@ -104,7 +100,7 @@ static void usage(void)
 
 int main(int argc, char **argv)
 {
-	size_t blocks[PK_MAX_BLOCKS] = { 64, 256, 4096 }, total = 1u << 20;
+	size_t blocks[PK_MAX_BLOCKS] = {64, 256, 4096}, total = 1u << 20;
 	int nblocks = 3, reps = 11, rank, opt, bad = 0;
 	char *tok, *save;
 
@@ -114,8 +110,10 @@ int main(int argc, char **argv)
 		switch (opt) {
 		case 'b':
 			nblocks = 0;
-			for (tok = strtok_r(optarg, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
-				if (nblocks == PK_MAX_BLOCKS || bench_parse_size(tok, &blocks[nblocks++]))
+			for (tok = strtok_r(optarg, ",", &save); tok;
+			     tok = strtok_r(NULL, ",", &save))
+				if (nblocks == PK_MAX_BLOCKS ||
+				    bench_parse_size(tok, &blocks[nblocks++]))
 					bad = 1;
 			break;
 		case 't': bad |= bench_parse_size(optarg, &total); break;
@@ -133,8 +131,9 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (rank == 0) {
-		printf("# pack: vector(N, B, 2B, MPI_BYTE), %zu packed bytes, median of %d (GB/s)\n",
-		       total, reps);
+		printf(
+		    "# pack: vector(N, B, 2B, MPI_BYTE), %zu packed bytes, median of %d (GB/s)\n",
+		    total, reps);
 		printf("# %-6s %10s %10s %10s %12s %12s\n", "block", "pack", "blocks", "contig",
 		       "pack/blocks", "pack/contig");
 	}

@@ -35,9 +35,9 @@
 
 #define PP_TAG 1
 /* As osu_latency: fewer iterations once messages stop being "small". */
-#define PP_LARGE 8192
-#define PP_ITERS_SMALL 10000
-#define PP_ITERS_LARGE 1000
+#define PP_LARGE	8192
+#define PP_ITERS_SMALL	10000
+#define PP_ITERS_LARGE	1000
 #define PP_WARMUP_SMALL 1000
 #define PP_WARMUP_LARGE 100
 
@@ -123,8 +123,9 @@ int main(int argc, char **argv)
 
 	for (size_t size = min_size;; size = size ? size * 2 : 1) {
 		int iters = pp_iters(iters_opt, size);
-		int warmup = warmup_opt >= 0 ? warmup_opt
-				: size > PP_LARGE ? PP_WARMUP_LARGE : PP_WARMUP_SMALL;
+		int warmup = warmup_opt >= 0   ? warmup_opt
+			     : size > PP_LARGE ? PP_WARMUP_LARGE
+					       : PP_WARMUP_SMALL;
 		double t0 = 0.0, t1;
 
 		MPI_Barrier(MPI_COMM_WORLD);

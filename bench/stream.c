@@ -26,14 +26,14 @@
 
 #include "bench_common.h"
 
-#define ST_TAG 2
-#define ST_ACK_TAG 3
-#define ST_LARGE 8192
-#define ST_ITERS_SMALL 100
-#define ST_ITERS_LARGE 20
+#define ST_TAG		2
+#define ST_ACK_TAG	3
+#define ST_LARGE	8192
+#define ST_ITERS_SMALL	100
+#define ST_ITERS_LARGE	20
 #define ST_WARMUP_SMALL 10
 #define ST_WARMUP_LARGE 2
-#define ST_WINDOW 64
+#define ST_WINDOW	64
 
 static void usage(void)
 {
@@ -56,7 +56,7 @@ int main(int argc, char **argv)
 	int rank, nprocs, opt, bad = 0;
 	MPI_Request *reqs;
 	MPI_Status *stats; /* not MPI_STATUSES_IGNORE: gcc 12 flags MPICH's (MPI_Status *)1 */
-	char *buf, ack[4] = { 0 };
+	char *buf, ack[4] = {0};
 
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -101,9 +101,12 @@ int main(int argc, char **argv)
 		       "bw[MB/s]");
 
 	for (size_t size = min_size;; size = size ? size * 2 : 1) {
-		int iters = iters_opt ? iters_opt : size > ST_LARGE ? ST_ITERS_LARGE : ST_ITERS_SMALL;
-		int warmup = warmup_opt >= 0 ? warmup_opt
-				: size > ST_LARGE ? ST_WARMUP_LARGE : ST_WARMUP_SMALL;
+		int iters = iters_opt	      ? iters_opt
+			    : size > ST_LARGE ? ST_ITERS_LARGE
+					      : ST_ITERS_SMALL;
+		int warmup = warmup_opt >= 0   ? warmup_opt
+			     : size > ST_LARGE ? ST_WARMUP_LARGE
+					       : ST_WARMUP_SMALL;
 		double t0 = 0.0, t1;
 
 		MPI_Barrier(MPI_COMM_WORLD);
@@ -112,15 +115,15 @@ int main(int argc, char **argv)
 				t0 = MPI_Wtime();
 			if (rank == 0) {
 				for (int w = 0; w < window; w++)
-					MPI_Isend(buf, (int)size, MPI_CHAR, 1, ST_TAG, MPI_COMM_WORLD,
-						  &reqs[w]);
+					MPI_Isend(buf, (int)size, MPI_CHAR, 1, ST_TAG,
+						  MPI_COMM_WORLD, &reqs[w]);
 				MPI_Waitall(window, reqs, stats);
 				MPI_Recv(ack, (int)sizeof(ack), MPI_CHAR, 1, ST_ACK_TAG,
 					 MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 			} else {
 				for (int w = 0; w < window; w++)
-					MPI_Irecv(buf, (int)size, MPI_CHAR, 0, ST_TAG, MPI_COMM_WORLD,
-						  &reqs[w]);
+					MPI_Irecv(buf, (int)size, MPI_CHAR, 0, ST_TAG,
+						  MPI_COMM_WORLD, &reqs[w]);
 				MPI_Waitall(window, reqs, stats);
 				MPI_Send(ack, (int)sizeof(ack), MPI_CHAR, 0, ST_ACK_TAG,
 					 MPI_COMM_WORLD);

@@ -20,7 +20,8 @@ typedef struct cfg_entry {
 } cfg_entry_t;
 
 static const cfg_entry_t cfg_table[] = {
-#define IBX_CONFIG(name, type, def, help) { #name, CFG_##type, def, help, offsetof(ibx_config_t, name) },
+#define IBX_CONFIG(name, type, def, help)                                                          \
+	{#name, CFG_##type, def, help, offsetof(ibx_config_t, name)},
 #include "config_table.h"
 #undef IBX_CONFIG
 };
@@ -41,9 +42,18 @@ ibx_status_t ibx_config_parse_size(const char *s, int64_t *value_p)
 	if (errno || end == s)
 		return IBX_ERR_INVALID_PARAM;
 	switch (tolower((unsigned char)*end)) {
-	case 'k': mult = 1ll << 10; end++; break;
-	case 'm': mult = 1ll << 20; end++; break;
-	case 'g': mult = 1ll << 30; end++; break;
+	case 'k':
+		mult = 1ll << 10;
+		end++;
+		break;
+	case 'm':
+		mult = 1ll << 20;
+		end++;
+		break;
+	case 'g':
+		mult = 1ll << 30;
+		end++;
+		break;
 	default: break;
 	}
 	if (*end == 'b' || *end == 'B')
@@ -76,20 +86,16 @@ static ibx_status_t set_entry(ibx_config_t *cfg, const cfg_entry_t *e, const cha
 	char *field = (char *)cfg + e->offset;
 
 	switch (e->type) {
-	case CFG_STR:
-		*(const char **)field = s;
-		return IBX_OK;
-	case CFG_INT:
-		return ibx_config_parse_size(s, (int64_t *)field);
-	case CFG_BOOL:
-		return parse_bool(s, (bool *)field);
+	case CFG_STR: *(const char **)field = s; return IBX_OK;
+	case CFG_INT: return ibx_config_parse_size(s, (int64_t *)field);
+	case CFG_BOOL: return parse_bool(s, (bool *)field);
 	}
 	return IBX_ERR_INVALID_PARAM;
 }
 
 static int level_from_name(const char *s)
 {
-	static const char *const names[] = { "error", "warn", "info", "debug", "trace" };
+	static const char *const names[] = {"error", "warn", "info", "debug", "trace"};
 	for (size_t i = 0; i < IBX_ARRAY_SIZE(names); i++)
 		if (!strcasecmp(s, names[i]))
 			return (int)i;
@@ -151,9 +157,7 @@ void ibx_config_print(void *file)
 
 		snprintf(env, sizeof(env), "IBX_%s", e->name);
 		switch (e->type) {
-		case CFG_STR:
-			fprintf(f, "%-22s = %-10s", env, *(const char *const *)field);
-			break;
+		case CFG_STR: fprintf(f, "%-22s = %-10s", env, *(const char *const *)field); break;
 		case CFG_INT:
 			fprintf(f, "%-22s = %-10lld", env, (long long)*(const int64_t *)field);
 			break;

@@ -5,7 +5,11 @@
  *
  *   IBX_CONFIG(field, type, "default", "help")
  *   type: STR, INT (int64, accepts k/m/g suffixes), BOOL (y/n/1/0/on/off)
+ *
+ * One row per line (a table reads better unwrapped, and scripts/config-doc.sh
+ * reads the rows), so clang-format leaves this file alone.
  */
+// clang-format off
 
 /* core */
 IBX_CONFIG(LOG, STR, "warn", "log level: error|warn|info|debug|trace")
@@ -46,3 +50,4 @@ IBX_CONFIG(RCACHE_MAX_ENTRIES, INT, "4096", "most regions kept in the cache")
 IBX_CONFIG(OGR_ENABLE, BOOL, "y", "Optimistic Group Registration for lists of buffers")
 IBX_CONFIG(DT_WIRE_MAX, INT, "16m", "largest serialised datatype layout accepted from a peer (bytes); larger ones are rejected as corrupt")
 IBX_CONFIG(RCACHE_MEMHOOKS, STR, "auto", "how the cache learns that memory went away: patch (redirect libc's munmap/mremap/madvise/mmap/brk so calls from inside malloc are seen too; x86-64), interpose (symbol interposition plus mallopt so malloc never returns memory by itself), auto (patch if possible, else interpose)")
+// clang-format on

@@ -203,12 +203,12 @@ static uint64_t choose_spin_count(ibx_ctx_t *ctx)
 	if (ncpu <= 0)
 		ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	if (ncpu > 0 && ctx->local_size > ncpu) {
-		ibx_debug("%d node-local ranks on %d CPUs: waiters yield at once",
-			  ctx->local_size, ncpu);
+		ibx_debug("%d node-local ranks on %d CPUs: waiters yield at once", ctx->local_size,
+			  ncpu);
 		return IBX_SPIN_OVERSUBSCRIBED;
 	}
-	ibx_debug("%d node-local ranks on %d CPUs: waiters spin %lld passes", ctx->local_size,
-		  ncpu, (long long)ibx_config()->SPIN_COUNT);
+	ibx_debug("%d node-local ranks on %d CPUs: waiters spin %lld passes", ctx->local_size, ncpu,
+		  (long long)ibx_config()->SPIN_COUNT);
 	return (uint64_t)ibx_config()->SPIN_COUNT;
 }
 

@@ -16,18 +16,17 @@
 #include <string.h>
 #include <time.h>
 
-#define IBX_CACHELINE 64
-#define ibx_likely(x) __builtin_expect(!!(x), 1)
-#define ibx_unlikely(x) __builtin_expect(!!(x), 0)
-#define IBX_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-#define ibx_container_of(ptr, type, member) \
-	((type *)((char *)(ptr) - offsetof(type, member)))
+#define IBX_CACHELINE			    64
+#define ibx_likely(x)			    __builtin_expect(!!(x), 1)
+#define ibx_unlikely(x)			    __builtin_expect(!!(x), 0)
+#define IBX_ARRAY_SIZE(a)		    (sizeof(a) / sizeof((a)[0]))
+#define ibx_container_of(ptr, type, member) ((type *)((char *)(ptr)-offsetof(type, member)))
 
 /* ---- configuration (core/config.c, table in core/config_table.h) ------- */
 typedef struct ibx_config {
-#define IBX_CONFIG_STR(name) const char *name;
-#define IBX_CONFIG_INT(name) int64_t name;
-#define IBX_CONFIG_BOOL(name) bool name;
+#define IBX_CONFIG_STR(name)		  const char *name;
+#define IBX_CONFIG_INT(name)		  int64_t name;
+#define IBX_CONFIG_BOOL(name)		  bool name;
 #define IBX_CONFIG(name, type, def, help) IBX_CONFIG_##type(name)
 #include "config_table.h"
 #undef IBX_CONFIG
@@ -45,16 +44,24 @@ ibx_status_t ibx_config_reload(void);
 ibx_status_t ibx_config_parse_size(const char *s, int64_t *value_p);
 
 /* ---- logging (core/log.c) ---------------------------------------------- */
-typedef enum { IBX_LOG_ERROR, IBX_LOG_WARN, IBX_LOG_INFO, IBX_LOG_DEBUG, IBX_LOG_TRACE } ibx_log_level_t;
+typedef enum {
+	IBX_LOG_ERROR,
+	IBX_LOG_WARN,
+	IBX_LOG_INFO,
+	IBX_LOG_DEBUG,
+	IBX_LOG_TRACE
+} ibx_log_level_t;
 extern int ibx_log_level_cur;
 void ibx_log_impl(ibx_log_level_t lvl, const char *file, int line, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-#define ibx_log(lvl, ...) \
-	do { if (ibx_unlikely((int)(lvl) <= ibx_log_level_cur)) \
-		ibx_log_impl(lvl, __FILE__, __LINE__, __VA_ARGS__); } while (0)
+    __attribute__((format(printf, 4, 5)));
+#define ibx_log(lvl, ...)                                                                          \
+	do {                                                                                       \
+		if (ibx_unlikely((int)(lvl) <= ibx_log_level_cur))                                 \
+			ibx_log_impl(lvl, __FILE__, __LINE__, __VA_ARGS__);                        \
+	} while (0)
 #define ibx_error(...) ibx_log(IBX_LOG_ERROR, __VA_ARGS__)
-#define ibx_warn(...) ibx_log(IBX_LOG_WARN, __VA_ARGS__)
-#define ibx_info(...) ibx_log(IBX_LOG_INFO, __VA_ARGS__)
+#define ibx_warn(...)  ibx_log(IBX_LOG_WARN, __VA_ARGS__)
+#define ibx_info(...)  ibx_log(IBX_LOG_INFO, __VA_ARGS__)
 #define ibx_debug(...) ibx_log(IBX_LOG_DEBUG, __VA_ARGS__)
 #define ibx_trace(...) ibx_log(IBX_LOG_TRACE, __VA_ARGS__)
 /* Rank shown in log lines (set by ibx_init). */
@@ -99,7 +106,8 @@ const char *ibx_boot_job_id(const ibx_boot_t *boot);
 ibx_status_t ibx_boot_put(ibx_boot_t *boot, const char *key, const void *data, size_t len);
 ibx_status_t ibx_boot_fence(ibx_boot_t *boot, bool collect);
 /* *data_p is malloc'ed; caller frees. */
-ibx_status_t ibx_boot_get(ibx_boot_t *boot, int rank, const char *key, void **data_p, size_t *len_p);
+ibx_status_t ibx_boot_get(ibx_boot_t *boot, int rank, const char *key, void **data_p,
+			  size_t *len_p);
 ibx_status_t ibx_boot_abort(ibx_boot_t *boot, int code, const char *msg);
 
 /* ---- requests ------------------------------------------------------------- */
@@ -157,9 +165,9 @@ struct ibx_peer;
 typedef struct ibx_mem_key {
 	uint64_t addr;
 	uint64_t len;
-	uint32_t rkey;   /* verbs */
-	uint32_t lkey;   /* verbs, local use */
-	int32_t pid;     /* shm: owner process for CMA */
+	uint32_t rkey; /* verbs */
+	uint32_t lkey; /* verbs, local use */
+	int32_t pid;   /* shm: owner process for CMA */
 	uint32_t pad;
 } ibx_mem_key_t;
 
@@ -180,25 +188,26 @@ typedef struct ibx_path_ops {
 	 * saved by the tag layer): move the data into req->buf. */
 	ibx_status_t (*rndv_recv)(struct ibx_peer *peer, const void *rts, ibx_request_t *req);
 	/* One-sided ops (RMA, datatype schemes); NULL where unsupported. */
-	ibx_status_t (*put)(struct ibx_peer *peer, const struct iovec *src, int n,
-			    uint64_t raddr, uint32_t rkey, ibx_request_t *req);
-	ibx_status_t (*get)(struct ibx_peer *peer, const struct iovec *dst, int n,
-			    uint64_t raddr, uint32_t rkey, ibx_request_t *req);
+	ibx_status_t (*put)(struct ibx_peer *peer, const struct iovec *src, int n, uint64_t raddr,
+			    uint32_t rkey, ibx_request_t *req);
+	ibx_status_t (*get)(struct ibx_peer *peer, const struct iovec *dst, int n, uint64_t raddr,
+			    uint32_t rkey, ibx_request_t *req);
 	ibx_status_t (*put_imm)(struct ibx_peer *peer, const struct iovec *src, int n,
 				uint64_t raddr, uint32_t rkey, uint32_t imm, ibx_request_t *req);
 	ibx_status_t (*fetch_add)(struct ibx_peer *peer, uint64_t raddr, uint32_t rkey,
 				  uint64_t add, uint64_t *result, ibx_request_t *req);
 	ibx_status_t (*cswap)(struct ibx_peer *peer, uint64_t raddr, uint32_t rkey,
-			      uint64_t compare, uint64_t swap, uint64_t *result, ibx_request_t *req);
+			      uint64_t compare, uint64_t swap, uint64_t *result,
+			      ibx_request_t *req);
 	ibx_status_t (*flush)(struct ibx_peer *peer);
 } ibx_path_ops_t;
 
 typedef struct ibx_peer {
 	int rank;
-	bool local;                 /* on this node */
-	const ibx_path_ops_t *ops;  /* NULL for self (handled by the tag layer) */
-	void *path;                 /* the path's per-peer state */
-	ibx_status_t error;         /* sticky: set when the peer is lost */
+	bool local;		   /* on this node */
+	const ibx_path_ops_t *ops; /* NULL for self (handled by the tag layer) */
+	void *path;		   /* the path's per-peer state */
+	ibx_status_t error;	   /* sticky: set when the peer is lost */
 } ibx_peer_t;
 
 /*
@@ -233,8 +242,8 @@ void ibx_tag_arrive_eager(ibx_ctx_t *ctx, int src, ibx_tag_t tag, const void *da
 /* A rendezvous announcement: @rts (rts_len bytes, at most IBX_RTS_MAX) is
  * the path's descriptor, kept until a receive matches. */
 #define IBX_RTS_MAX 64
-void ibx_tag_arrive_rts(ibx_ctx_t *ctx, int src, ibx_tag_t tag, size_t msg_len,
-			const void *rts, size_t rts_len);
+void ibx_tag_arrive_rts(ibx_ctx_t *ctx, int src, ibx_tag_t tag, size_t msg_len, const void *rts,
+			size_t rts_len);
 /* Fails every pending request that involves @peer (the peer is lost). */
 void ibx_tag_peer_failed(ibx_ctx_t *ctx, int peer, ibx_status_t why);
 /* Frees the unexpected queue (finalize). */
@@ -245,7 +254,7 @@ struct ibx_ctx {
 	int rank, size;
 	int local_size;
 	const int *local_ranks;
-	ibx_peer_t *peers;          /* [size] */
+	ibx_peer_t *peers; /* [size] */
 	/* paths in use */
 	struct {
 		const ibx_path_module_t *mod;
@@ -253,7 +262,7 @@ struct ibx_ctx {
 	} paths[2];
 	int npaths;
 	/* tag matching */
-	ibx_req_queue_t posted;     /* posted receives, in post order */
+	ibx_req_queue_t posted; /* posted receives, in post order */
 	struct ibx_unexp *unexp_head, *unexp_tail;
 	struct ibx_unexp *unexp_free;
 	unsigned unexp_free_count;

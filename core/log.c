@@ -7,7 +7,7 @@
 int ibx_log_level_cur = IBX_LOG_WARN;
 static int log_rank = -1;
 
-static const char *const level_names[] = { "error", "warn", "info", "debug", "trace" };
+static const char *const level_names[] = {"error", "warn", "info", "debug", "trace"};
 
 void ibx_log_set_rank(int rank)
 {

@@ -42,7 +42,7 @@ typedef struct ibx_unexp {
 	int src;
 	ibx_tag_t tag;
 	size_t len;
-	void *data; /* eager: inline_buf or malloc'ed */
+	void *data;	     /* eager: inline_buf or malloc'ed */
 	ibx_request_t *sreq; /* self sync send */
 	size_t rts_len;
 	union {
@@ -87,8 +87,8 @@ static inline bool tag_matches(int want_src, ibx_tag_t want_tag, ibx_tag_t mask,
 }
 
 /* Copies an eager message into a matched receive and completes it. */
-static void deliver_eager(ibx_request_t *req, int src, ibx_tag_t tag, const void *data,
-			  size_t len, bool from_progress)
+static void deliver_eager(ibx_request_t *req, int src, ibx_tag_t tag, const void *data, size_t len,
+			  bool from_progress)
 {
 	size_t n = len <= req->buflen ? len : req->buflen;
 
@@ -162,8 +162,8 @@ err_nomem:
 	ibx_tag_peer_failed(ctx, src, IBX_ERR_NO_MEMORY);
 }
 
-static void start_rndv(ibx_ctx_t *ctx, ibx_request_t *req, int src, ibx_tag_t tag,
-		       size_t msg_len, const void *rts, bool from_progress)
+static void start_rndv(ibx_ctx_t *ctx, ibx_request_t *req, int src, ibx_tag_t tag, size_t msg_len,
+		       const void *rts, bool from_progress)
 {
 	ibx_peer_t *peer = &ctx->peers[src];
 	ibx_status_t st;
@@ -333,16 +333,12 @@ ibx_status_t ibx_tag_recv(ibx_ctx_t *ctx, int src, void *buf, size_t len, ibx_ta
 		return IBX_INPROGRESS;
 	}
 	switch (e->kind) {
-	case UNEXP_EAGER:
-		deliver_eager(req, e->src, e->tag, e->data, e->len, false);
-		break;
+	case UNEXP_EAGER: deliver_eager(req, e->src, e->tag, e->data, e->len, false); break;
 	case UNEXP_SELF_SYNC:
 		deliver_eager(req, e->src, e->tag, e->sreq->buf, e->len, false);
 		ibx_req_complete(e->sreq, IBX_OK);
 		break;
-	case UNEXP_RTS:
-		start_rndv(ctx, req, e->src, e->tag, e->len, e->u.rts, false);
-		break;
+	case UNEXP_RTS: start_rndv(ctx, req, e->src, e->tag, e->len, e->u.rts, false); break;
 	}
 	unexp_release(ctx, e);
 	return req->completed ? IBX_OK : IBX_INPROGRESS;

@@ -35,23 +35,23 @@ extern "C" {
 /* ---- status codes ------------------------------------------------------ */
 typedef enum ibx_status {
 	IBX_OK = 0,
-	IBX_INPROGRESS = 1,          /* started, completes later */
-	IBX_ERR_INVALID_PARAM = -1,  /* bad argument from the caller */
+	IBX_INPROGRESS = 1,	    /* started, completes later */
+	IBX_ERR_INVALID_PARAM = -1, /* bad argument from the caller */
 	IBX_ERR_NO_MEMORY = -2,
-	IBX_ERR_IO = -3,             /* a syscall or verb failed */
-	IBX_ERR_TRUNCATED = -4,      /* message longer than the receive buffer */
-	IBX_ERR_UNREACHABLE = -5,    /* peer dead or its connection broken */
+	IBX_ERR_IO = -3,	  /* a syscall or verb failed */
+	IBX_ERR_TRUNCATED = -4,	  /* message longer than the receive buffer */
+	IBX_ERR_UNREACHABLE = -5, /* peer dead or its connection broken */
 	IBX_ERR_TIMEOUT = -6,
 	IBX_ERR_UNSUPPORTED = -7,
-	IBX_ERR_NO_DEVICE = -8,      /* no usable verbs device/port */
-	IBX_ERR_BOOTSTRAP = -9,      /* PMIx / launcher problem */
+	IBX_ERR_NO_DEVICE = -8, /* no usable verbs device/port */
+	IBX_ERR_BOOTSTRAP = -9, /* PMIx / launcher problem */
 	IBX_ERR_CANCELED = -10,
 	IBX_ERR_REMOTE_ACCESS = -11, /* remote key / protection error */
-	IBX_ERR_CORRUPT = -12,       /* malformed data from a peer */
-	IBX_ERR_BUSY = -13,          /* resource temporarily exhausted */
+	IBX_ERR_CORRUPT = -12,	     /* malformed data from a peer */
+	IBX_ERR_BUSY = -13,	     /* resource temporarily exhausted */
 	IBX_ERR_NOT_FOUND = -14,
-	IBX_ERR_OVERFLOW = -15,      /* size/count arithmetic overflow */
-	IBX_ERR_NO_RESOURCE = -16,   /* a hard limit was reached */
+	IBX_ERR_OVERFLOW = -15,	   /* size/count arithmetic overflow */
+	IBX_ERR_NO_RESOURCE = -16, /* a hard limit was reached */
 } ibx_status_t;
 
 const char *ibx_status_str(ibx_status_t status);
@@ -60,7 +60,7 @@ const char *ibx_status_str(ibx_status_t status);
 typedef struct ibx_ctx ibx_ctx_t;
 
 typedef struct ibx_init_params {
-	unsigned flags;  /* IBX_INIT_* */
+	unsigned flags; /* IBX_INIT_* */
 } ibx_init_params_t;
 
 #define IBX_INIT_THREAD_SERIALIZED 0x1u /* caller serialises all calls */
@@ -86,7 +86,7 @@ ibx_status_t ibx_abort(ibx_ctx_t *ctx, int code, const char *msg);
 
 /* ---- requests ---------------------------------------------------------- */
 typedef uint64_t ibx_tag_t;
-#define IBX_ANY_SOURCE (-1)
+#define IBX_ANY_SOURCE	 (-1)
 #define IBX_TAG_MASK_ALL (~(ibx_tag_t)0)
 
 typedef struct ibx_request ibx_request_t;
@@ -102,10 +102,10 @@ typedef void (*ibx_completion_cb_t)(ibx_request_t *req);
 struct ibx_request {
 	/* public */
 	volatile int completed;
-	ibx_status_t status;   /* IBX_OK, IBX_ERR_TRUNCATED, IBX_ERR_UNREACHABLE... */
-	int source;            /* receive: the sender's rank */
-	ibx_tag_t tag;         /* receive: the matched tag */
-	size_t length;         /* receive: the sender's message length */
+	ibx_status_t status;	/* IBX_OK, IBX_ERR_TRUNCATED, IBX_ERR_UNREACHABLE... */
+	int source;		/* receive: the sender's rank */
+	ibx_tag_t tag;		/* receive: the matched tag */
+	size_t length;		/* receive: the sender's message length */
 	ibx_completion_cb_t cb; /* optional, called once on completion */
 	void *user_data;
 	/* engine-private below */
@@ -116,8 +116,8 @@ struct ibx_request {
 	void *buf;
 	size_t buflen;
 	ibx_tag_t mask;
-	size_t done;           /* progress of a multi-step protocol */
-	uint64_t priv[8];      /* path-private protocol state */
+	size_t done;	  /* progress of a multi-step protocol */
+	uint64_t priv[8]; /* path-private protocol state */
 };
 
 /* ---- tagged messaging -------------------------------------------------- */
@@ -128,12 +128,12 @@ struct ibx_request {
  * Returns IBX_OK (already complete: req->completed is set, the callback is
  * not called), IBX_INPROGRESS (the callback, if any, runs on completion),
  * or an error (nothing was started). The same holds for ibx_tag_recv. */
-ibx_status_t ibx_tag_send(ibx_ctx_t *ctx, int dest, const void *buf, size_t len,
-			  ibx_tag_t tag, unsigned flags, ibx_request_t *req);
+ibx_status_t ibx_tag_send(ibx_ctx_t *ctx, int dest, const void *buf, size_t len, ibx_tag_t tag,
+			  unsigned flags, ibx_request_t *req);
 /* Posts a receive matching messages from @src (or IBX_ANY_SOURCE) whose tag
  * satisfies (msg_tag & mask) == (tag & mask). */
-ibx_status_t ibx_tag_recv(ibx_ctx_t *ctx, int src, void *buf, size_t len,
-			  ibx_tag_t tag, ibx_tag_t mask, ibx_request_t *req);
+ibx_status_t ibx_tag_recv(ibx_ctx_t *ctx, int src, void *buf, size_t len, ibx_tag_t tag,
+			  ibx_tag_t mask, ibx_request_t *req);
 
 typedef struct ibx_probe_info {
 	int source;

@@ -250,7 +250,7 @@ static int bad_keyval(MPI_Comm comm, int keyval, const char *fname)
 				keyval);
 	return mpil_err(comm, MPI_ERR_KEYVAL, fname, "invalid keyval %d%s", keyval,
 			keyval - KEYVAL_BASE >= 0 && keyval - KEYVAL_BASE < nkeyvals ? " (freed)"
-										      : "");
+										     : "");
 }
 
 MPIL_PMPI_ALIAS(Comm_free_keyval)
@@ -337,9 +337,7 @@ int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int 
 		val = &attr_universe_size;
 		break;
 	case MPI_LASTUSEDCODE: val = &attr_lastusedcode; break;
-	case MPI_APPNUM: /* not started as part of an MPMD launch */
-		*flag = 0;
-		return MPI_SUCCESS;
+	case MPI_APPNUM: /* not started as part of an MPMD launch */ *flag = 0; return MPI_SUCCESS;
 	default:
 		if (!keyval_get(comm_keyval))
 			return bad_keyval(comm, comm_keyval, F);

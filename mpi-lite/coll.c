@@ -71,7 +71,7 @@ int coll_send(const coll_grp_t *g, const void *buf, size_t len, int dst, int tag
 
 int coll_recv(const coll_grp_t *g, void *buf, size_t len, int src, int tag)
 {
-	ibx_request_t rq = { .cb = NULL };
+	ibx_request_t rq = {.cb = NULL};
 	ibx_status_t st;
 
 	st = ibx_tag_recv(mpil_g.ctx, coll_world(g, src), buf, len, ctag(g, tag), MPIL_MASK_TAG,
@@ -84,11 +84,11 @@ int coll_recv(const coll_grp_t *g, void *buf, size_t len, int src, int tag)
 int coll_sendrecv(const coll_grp_t *g, const void *sbuf, size_t slen, int dst, void *rbuf,
 		  size_t rlen, int src, int tag)
 {
-	ibx_request_t rrq = { .cb = NULL };
+	ibx_request_t rrq = {.cb = NULL};
 	ibx_status_t st, rst;
 
-	rst = ibx_tag_recv(mpil_g.ctx, coll_world(g, src), rbuf, rlen, ctag(g, tag),
-			   MPIL_MASK_TAG, &rrq);
+	rst = ibx_tag_recv(mpil_g.ctx, coll_world(g, src), rbuf, rlen, ctag(g, tag), MPIL_MASK_TAG,
+			   &rrq);
 	if (rst < 0)
 		return mpil_err_from_ibx(rst);
 	st = mpil_ibx_send(coll_world(g, dst), sbuf, slen, ctag(g, tag), 0);
@@ -123,8 +123,8 @@ int coll_irecv(const coll_grp_t *g, void *buf, size_t len, int src, int tag, ibx
 	ibx_status_t st;
 
 	rq->cb = NULL;
-	st = ibx_tag_recv(mpil_g.ctx, coll_world(g, src), buf, len, ctag(g, tag), MPIL_MASK_TAG,
-			  rq);
+	st =
+	    ibx_tag_recv(mpil_g.ctx, coll_world(g, src), buf, len, ctag(g, tag), MPIL_MASK_TAG, rq);
 	return st < 0 ? start_failed(rq, st) : MPI_SUCCESS;
 }
 
@@ -198,10 +198,10 @@ int mpil_coll_sendrecv(MPI_Comm comm, const void *sbuf, size_t slen, int dest, v
  * CPUs, which some algorithm choices depend on (they must agree job-wide).
  */
 static struct {
-	bool multi;       /* node-aware algorithms on: the world spans nodes */
-	bool oversub;     /* some node has more ranks than CPUs */
-	int *node;        /* [world size]: node id = the node's lowest world rank */
-	int *stamp, *idx; /* [world size] scratch, by node id */
+	bool multi;	    /* node-aware algorithms on: the world spans nodes */
+	bool oversub;	    /* some node has more ranks than CPUs */
+	int *node;	    /* [world size]: node id = the node's lowest world rank */
+	int *stamp, *idx;   /* [world size] scratch, by node id */
 	int *intra, *inter; /* [world size] scratch: the groups of coll_hier_get */
 	int gen;
 } nm;
@@ -229,7 +229,7 @@ int mpil_coll_init(void)
 	if (spread) {
 		/* {node's lowest world rank, oversubscribed} from everyone */
 		coll_grp_t g;
-		coll_lay_t lay = { .stride = 2 * sizeof(int), .len = 2 * sizeof(int) };
+		coll_lay_t lay = {.stride = 2 * sizeof(int), .len = 2 * sizeof(int)};
 
 		info = malloc(2 * (size_t)ws * sizeof(int));
 		if (!info)
@@ -320,9 +320,9 @@ void coll_hier_get(MPI_Comm comm, int root, coll_hier_t *h)
 	nm.inter[h->inter_root] = root;
 	rep = nm.inter[nm.idx[mykey]];
 	h->is_rep = rep == me;
-	h->intra = (coll_grp_t){ .comm = comm, .size = nintra, .rank = myidx, .ranks = nm.intra };
-	h->inter = (coll_grp_t){ .comm = comm, .size = ninter, .rank = nm.idx[mykey],
-				 .ranks = nm.inter };
+	h->intra = (coll_grp_t){.comm = comm, .size = nintra, .rank = myidx, .ranks = nm.intra};
+	h->inter =
+	    (coll_grp_t){.comm = comm, .size = ninter, .rank = nm.idx[mykey], .ranks = nm.inter};
 	h->intra_root = 0;
 	for (int i = 0; i < nintra; i++)
 		if (nm.intra[i] == rep)
@@ -387,8 +387,7 @@ static int check_vbuf(MPI_Comm comm, const void *buf, long long total, MPI_Datat
 }
 
 /* Bytes [lo, hi) that (buf, count, dt) covers, for a contiguous type. */
-static bool span_of(const void *buf, long long count, MPI_Datatype dt, uintptr_t *lo,
-		    uintptr_t *hi)
+static bool span_of(const void *buf, long long count, MPI_Datatype dt, uintptr_t *lo, uintptr_t *hi)
 {
 	if (!mpil_dt_contig(dt) || count <= 0 || dt->size == 0)
 		return false;
@@ -442,8 +441,8 @@ static int vspans(const void *buf, const int *counts, const int *displs, MPI_Dat
 	if (!s)
 		return -1;
 	for (int i = 0; i < p; i++)
-		if (span_of(at(buf, (MPI_Aint)displs[i] * dt->extent), counts[i], dt,
-			    &s[2 * n], &s[2 * n + 1]))
+		if (span_of(at(buf, (MPI_Aint)displs[i] * dt->extent), counts[i], dt, &s[2 * n],
+			    &s[2 * n + 1]))
 			n++;
 	qsort(s, (size_t)n, 2 * sizeof(*s), cmp_span);
 	*s_p = s;
@@ -469,9 +468,9 @@ static bool spans_meet(const uintptr_t *a, int na, const uintptr_t *b, int nb)
 /* Do the blocks of two v layouts share bytes? (One block: counts = &n,
  * displs = &zero, p = 1.) Exact for contiguous types, else the same buffer
  * and type with data on both sides counts. */
-static bool overlap_vv(const void *sbuf, const int *scounts, const int *sdispls,
-		       MPI_Datatype st, int sp, const void *rbuf, const int *rcounts,
-		       const int *rdispls, MPI_Datatype rt, int rp)
+static bool overlap_vv(const void *sbuf, const int *scounts, const int *sdispls, MPI_Datatype st,
+		       int sp, const void *rbuf, const int *rcounts, const int *rdispls,
+		       MPI_Datatype rt, int rp)
 {
 	uintptr_t *a, *b;
 	bool sany, rany, meet;
@@ -491,8 +490,8 @@ static const int zero_displ = 0;
 
 /* Receive blocks of a v layout must not overlap (MPI-3.1 §5.5: no location
  * is written twice). Checked for contiguous types, where it is exact. */
-static int check_recv_blocks(MPI_Comm comm, const void *buf, const int *counts,
-			     const int *displs, MPI_Datatype dt, int p, const char *F)
+static int check_recv_blocks(MPI_Comm comm, const void *buf, const int *counts, const int *displs,
+			     MPI_Datatype dt, int p, const char *F)
 {
 	uintptr_t *s, end = 0;
 	bool any;
@@ -500,8 +499,9 @@ static int check_recv_blocks(MPI_Comm comm, const void *buf, const int *counts,
 
 	for (int i = 0; i < n; i++) {
 		if (i > 0 && s[2 * i] < end) {
-			err = mpil_err(comm, MPI_ERR_ARG, F,
-				       "receive blocks overlap (counts/displacements write a byte twice)");
+			err = mpil_err(
+			    comm, MPI_ERR_ARG, F,
+			    "receive blocks overlap (counts/displacements write a byte twice)");
 			break;
 		}
 		if (s[2 * i + 1] > end)
@@ -520,11 +520,11 @@ static int err_alias(MPI_Comm comm, const char *F)
 static int err_trunc(MPI_Comm comm, const char *F, size_t have, size_t room)
 {
 	return mpil_err(comm, MPI_ERR_TRUNCATE, F,
-			"own block of %zu bytes does not fit the %zu-byte receive block", have, room);
+			"own block of %zu bytes does not fit the %zu-byte receive block", have,
+			room);
 }
 
 /* ---- typed buffers as bytes ----------------------------------------------------------------- */
-
 
 static inline size_t tbytes(long long count, MPI_Datatype dt)
 {
@@ -581,8 +581,8 @@ static inline char *block_at(const void *buf, int i, int count, MPI_Datatype dt)
  * contiguous type (*tmp_p NULL), else a packed temporary of p blocks
  * (filled with the user's blocks when @fill; block @skip excepted, -1 for
  * none). Returns MPI_ERR_NO_MEM or MPI_SUCCESS. */
-static int lay_regular(coll_lay_t *l, const void *buf, int count, MPI_Datatype dt, int p,
-		       bool fill, int skip, void **tmp_p)
+static int lay_regular(coll_lay_t *l, const void *buf, int count, MPI_Datatype dt, int p, bool fill,
+		       int skip, void **tmp_p)
 {
 	size_t len = tbytes(count, dt);
 
@@ -683,9 +683,9 @@ static void lay_v_done(const coll_lay_t *l, void *buf, const int *counts, const 
 
 typedef struct red_io {
 	coll_red_t rd;
-	MPI_Datatype udt;  /* the user's datatype */
-	int factor;        /* work elements per user element */
-	bool direct;       /* user buffers are work buffers (at + shift) */
+	MPI_Datatype udt; /* the user's datatype */
+	int factor;	  /* work elements per user element */
+	bool direct;	  /* user buffers are work buffers (at + shift) */
 	MPI_Aint shift;
 } red_io_t;
 
@@ -746,7 +746,7 @@ static void *red_load(const red_io_t *io, const void *ubuf, int count, void **ba
 	if (io->rd.dt != io->udt)
 		mpil_dt_unpack(io->rd.dt, tmp, bytes, w); /* padded pairs */
 	else
-		mpil_dt_unpack(io->udt, tmp, bytes, w);   /* the user's own layout */
+		mpil_dt_unpack(io->udt, tmp, bytes, w); /* the user's own layout */
 	free(tmp);
 	return w;
 }
@@ -774,8 +774,8 @@ static int red_store(const red_io_t *io, const void *w, void *ubuf, int count)
 }
 
 /* Checks shared by the reductions: count, type, op; *io set up. */
-static int check_reduction(MPI_Comm comm, long long count, MPI_Datatype dt, MPI_Op op,
-			   red_io_t *io, const char *F)
+static int check_reduction(MPI_Comm comm, long long count, MPI_Datatype dt, MPI_Op op, red_io_t *io,
+			   const char *F)
 {
 	MPIL_CHECK(mpil_check_dtype(comm, dt, F));
 	MPIL_CHECK(mpil_check_op(comm, op, dt, F));
@@ -787,7 +787,8 @@ static int check_reduction(MPI_Comm comm, long long count, MPI_Datatype dt, MPI_
 	return MPI_SUCCESS;
 }
 
-/* ---- MPI_Barrier, MPI_Bcast -------------------------------------------------------------------- */
+/* ---- MPI_Barrier, MPI_Bcast --------------------------------------------------------------------
+ */
 
 MPIL_PMPI_ALIAS(Barrier)
 int PMPI_Barrier(MPI_Comm comm)
@@ -832,7 +833,8 @@ int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Com
 	return ibx_likely(err == MPI_SUCCESS) ? MPI_SUCCESS : coll_failed(comm, err, F);
 }
 
-/* ---- reductions ---------------------------------------------------------------------------------- */
+/* ---- reductions
+ * ---------------------------------------------------------------------------------- */
 
 MPIL_PMPI_ALIAS(Reduce)
 int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
@@ -852,13 +854,15 @@ int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
 	MPIL_CHECK(check_reduction(comm, count, datatype, op, &io, F));
 	am_root = comm->rank == root;
 	if (inplace && !am_root)
-		return mpil_err(comm, MPI_ERR_BUFFER, F, "MPI_IN_PLACE as sendbuf on a non-root rank");
+		return mpil_err(comm, MPI_ERR_BUFFER, F,
+				"MPI_IN_PLACE as sendbuf on a non-root rank");
 	if (!inplace)
 		MPIL_CHECK(mpil_check_buf(comm, sendbuf, count, datatype, F));
 	if (am_root) {
 		MPIL_CHECK(mpil_check_buf(comm, recvbuf, count, datatype, F));
-		if (!inplace && (sendbuf == recvbuf ||
-				 overlap(sendbuf, count, datatype, recvbuf, count, datatype)) &&
+		if (!inplace &&
+		    (sendbuf == recvbuf ||
+		     overlap(sendbuf, count, datatype, recvbuf, count, datatype)) &&
 		    count > 0 && datatype->size > 0)
 			return err_alias(comm, F);
 	}
@@ -933,8 +937,8 @@ static int reduce_all(const void *sendbuf, void *recvbuf, int count, MPI_Datatyp
 }
 
 MPIL_PMPI_ALIAS(Allreduce)
-int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
-		   MPI_Op op, MPI_Comm comm)
+int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+		   MPI_Comm comm)
 {
 	return reduce_all(sendbuf, recvbuf, count, datatype, op, comm, RED_ALL, "MPI_Allreduce");
 }
@@ -947,8 +951,8 @@ int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dataty
 }
 
 MPIL_PMPI_ALIAS(Exscan)
-int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
-		MPI_Op op, MPI_Comm comm)
+int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+		MPI_Comm comm)
 {
 	return reduce_all(sendbuf, recvbuf, count, datatype, op, comm, RED_EXSCAN, "MPI_Exscan");
 }
@@ -1076,7 +1080,7 @@ int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 	void *stmp = NULL, *rtmp = NULL;
 	const char *mine = NULL;
 	size_t len, mylen = 0;
-	coll_lay_t lay = { 0 };
+	coll_lay_t lay = {0};
 	coll_grp_t g;
 	int p, err;
 
@@ -1086,7 +1090,8 @@ int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 	p = comm->size;
 	am_root = comm->rank == root;
 	if (inplace && !am_root)
-		return mpil_err(comm, MPI_ERR_BUFFER, F, "MPI_IN_PLACE as sendbuf on a non-root rank");
+		return mpil_err(comm, MPI_ERR_BUFFER, F,
+				"MPI_IN_PLACE as sendbuf on a non-root rank");
 	if (!inplace) {
 		MPIL_CHECK(check_typed(comm, sendcount, sendtype, F));
 		MPIL_CHECK(mpil_check_buf(comm, sendbuf, sendcount, sendtype, F));
@@ -1121,8 +1126,8 @@ int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 		if (err != MPI_SUCCESS)
 			goto out;
 		if (inplace && rtmp)
-			mpil_dt_pack(recvtype, block_at(recvbuf, root, recvcount, recvtype), recvcount,
-				     lay.base + (size_t)root * len);
+			mpil_dt_pack(recvtype, block_at(recvbuf, root, recvcount, recvtype),
+				     recvcount, lay.base + (size_t)root * len);
 	}
 	coll_grp_comm(&g, comm);
 	if (p > 2 && len <= COLL_GATHER_TREE_MAX)
@@ -1148,7 +1153,7 @@ int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 	void *stmp = NULL, *mem = NULL;
 	const char *mine = NULL;
 	size_t mylen = 0;
-	coll_lay_t lay = { 0 };
+	coll_lay_t lay = {0};
 	coll_grp_t g;
 	long long total;
 	int p, err;
@@ -1159,7 +1164,8 @@ int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 	p = comm->size;
 	am_root = comm->rank == root;
 	if (inplace && !am_root)
-		return mpil_err(comm, MPI_ERR_BUFFER, F, "MPI_IN_PLACE as sendbuf on a non-root rank");
+		return mpil_err(comm, MPI_ERR_BUFFER, F,
+				"MPI_IN_PLACE as sendbuf on a non-root rank");
 	if (!inplace) {
 		MPIL_CHECK(check_typed(comm, sendcount, sendtype, F));
 		MPIL_CHECK(mpil_check_buf(comm, sendbuf, sendcount, sendtype, F));
@@ -1176,7 +1182,8 @@ int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 				       recvcounts, displs, recvtype, p))
 				return err_alias(comm, F);
 			if (mylen > tbytes(recvcounts[root], recvtype))
-				return err_trunc(comm, F, mylen, tbytes(recvcounts[root], recvtype));
+				return err_trunc(comm, F, mylen,
+						 tbytes(recvcounts[root], recvtype));
 		}
 	}
 	if (!inplace) {
@@ -1208,7 +1215,7 @@ int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 	void *stmp = NULL, *rtmp = NULL;
 	char *mine = NULL;
 	size_t len, mylen = 0;
-	coll_lay_t lay = { 0 };
+	coll_lay_t lay = {0};
 	coll_grp_t g;
 	int p, err;
 
@@ -1218,7 +1225,8 @@ int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 	p = comm->size;
 	am_root = comm->rank == root;
 	if (inplace && !am_root)
-		return mpil_err(comm, MPI_ERR_BUFFER, F, "MPI_IN_PLACE as recvbuf on a non-root rank");
+		return mpil_err(comm, MPI_ERR_BUFFER, F,
+				"MPI_IN_PLACE as recvbuf on a non-root rank");
 	if (!inplace) {
 		MPIL_CHECK(check_typed(comm, recvcount, recvtype, F));
 		MPIL_CHECK(mpil_check_buf(comm, recvbuf, recvcount, recvtype, F));
@@ -1277,7 +1285,7 @@ int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[
 	void *mem = NULL, *rtmp = NULL;
 	char *mine = NULL;
 	size_t mylen = 0;
-	coll_lay_t lay = { 0 };
+	coll_lay_t lay = {0};
 	coll_grp_t g;
 	long long total;
 	int p, err;
@@ -1288,7 +1296,8 @@ int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[
 	p = comm->size;
 	am_root = comm->rank == root;
 	if (inplace && !am_root)
-		return mpil_err(comm, MPI_ERR_BUFFER, F, "MPI_IN_PLACE as recvbuf on a non-root rank");
+		return mpil_err(comm, MPI_ERR_BUFFER, F,
+				"MPI_IN_PLACE as recvbuf on a non-root rank");
 	if (!inplace) {
 		MPIL_CHECK(check_typed(comm, recvcount, recvtype, F));
 		MPIL_CHECK(mpil_check_buf(comm, recvbuf, recvcount, recvtype, F));
@@ -1300,11 +1309,12 @@ int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[
 		MPIL_CHECK(mpil_check_dtype(comm, sendtype, F));
 		MPIL_CHECK(check_vbuf(comm, sendbuf, total, sendtype, F));
 		if (!inplace) {
-			if (overlap_vv(sendbuf, sendcounts, displs, sendtype, p, recvbuf, &recvcount,
-				       &zero_displ, recvtype, 1))
+			if (overlap_vv(sendbuf, sendcounts, displs, sendtype, p, recvbuf,
+				       &recvcount, &zero_displ, recvtype, 1))
 				return err_alias(comm, F);
 			if (tbytes(sendcounts[root], sendtype) > mylen)
-				return err_trunc(comm, F, tbytes(sendcounts[root], sendtype), mylen);
+				return err_trunc(comm, F, tbytes(sendcounts[root], sendtype),
+						 mylen);
 		}
 	}
 	if (!inplace) {
@@ -1354,7 +1364,8 @@ int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
 	if (!inplace) {
 		MPIL_CHECK(check_typed(comm, sendcount, sendtype, F));
 		MPIL_CHECK(mpil_check_buf(comm, sendbuf, sendcount, sendtype, F));
-		if (overlap(sendbuf, sendcount, sendtype, recvbuf, (long long)recvcount * p, recvtype))
+		if (overlap(sendbuf, sendcount, sendtype, recvbuf, (long long)recvcount * p,
+			    recvtype))
 			return err_alias(comm, F);
 		if (tbytes(sendcount, sendtype) > len)
 			return err_trunc(comm, F, tbytes(sendcount, sendtype), len);
@@ -1474,7 +1485,7 @@ int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 			stmp = malloc((size_t)p * rlen);
 			if (stmp)
 				memcpy(stmp, at(recvbuf, recvtype->true_lb), (size_t)p * rlen);
-			slay = (coll_lay_t){ .base = stmp, .stride = rlen, .len = rlen };
+			slay = (coll_lay_t){.base = stmp, .stride = rlen, .len = rlen};
 			err = stmp ? MPI_SUCCESS : MPI_ERR_NO_MEM;
 		} else {
 			err = lay_regular(&slay, recvbuf, recvcount, recvtype, p, true, -1, &stmp);
@@ -1544,7 +1555,8 @@ int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
 			coll_lay_t in;
 			void *imem = NULL;
 
-			err = lay_v(&in, recvbuf, recvcounts, rdispls, recvtype, p, false, -1, &imem);
+			err =
+			    lay_v(&in, recvbuf, recvcounts, rdispls, recvtype, p, false, -1, &imem);
 			if (err == MPI_SUCCESS) {
 				size_t total = tbytes(rtotal, recvtype), o = 0;
 				size_t arrays = (size_t)p * (sizeof(ptrdiff_t) + sizeof(size_t));
@@ -1557,8 +1569,8 @@ int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
 					ptrdiff_t *off = (ptrdiff_t *)mem;
 					size_t *lens = (size_t *)(off + p);
 
-					slay = (coll_lay_t){ .base = mem + arrays, .off = off,
-							     .lens = lens };
+					slay = (coll_lay_t){
+					    .base = mem + arrays, .off = off, .lens = lens};
 					for (int i = 0; i < p; i++) {
 						off[i] = (ptrdiff_t)o;
 						lens[i] = lay_len(&in, i);
@@ -1569,7 +1581,8 @@ int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
 			}
 			free(imem);
 		} else {
-			err = lay_v(&slay, recvbuf, recvcounts, rdispls, recvtype, p, true, -1, &smem);
+			err = lay_v(&slay, recvbuf, recvcounts, rdispls, recvtype, p, true, -1,
+				    &smem);
 		}
 	}
 	if (err == MPI_SUCCESS)

@@ -34,8 +34,8 @@ int coll_alltoall_pairwise(const coll_grp_t *g, const coll_lay_t *send, const co
 			 * under way: the engine moves data between the pieces. */
 			ibx_request_t rq[2];
 
-			err = coll_irecv(g, lay_ptr(recv, src), lay_len(recv, src), src, CT_ALLTOALL,
-					 &rq[0]);
+			err = coll_irecv(g, lay_ptr(recv, src), lay_len(recv, src), src,
+					 CT_ALLTOALL, &rq[0]);
 			if (err == MPI_SUCCESS)
 				err = coll_isend(g, lay_ptr(send, dst), lay_len(send, dst), dst,
 						 CT_ALLTOALL, &rq[1]);
@@ -46,8 +46,9 @@ int coll_alltoall_pairwise(const coll_grp_t *g, const coll_lay_t *send, const co
 			coll_copy_progress(lay_ptr(recv, r), lay_ptr(send, r), own);
 			err = coll_waitall(rq, 2);
 		} else {
-			err = coll_sendrecv(g, lay_ptr(send, dst), lay_len(send, dst), dst,
-					    lay_ptr(recv, src), lay_len(recv, src), src, CT_ALLTOALL);
+			err =
+			    coll_sendrecv(g, lay_ptr(send, dst), lay_len(send, dst), dst,
+					  lay_ptr(recv, src), lay_len(recv, src), src, CT_ALLTOALL);
 		}
 		if (err != MPI_SUCCESS)
 			return err;

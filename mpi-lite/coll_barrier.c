@@ -17,8 +17,8 @@ int coll_barrier_flat(const coll_grp_t *g)
 	int n = g->size, r = g->rank;
 
 	for (int k = 1; k < n; k <<= 1) {
-		int err = coll_sendrecv(g, NULL, 0, (r + k) % n, NULL, 0, (r - k + n) % n,
-					CT_BARRIER);
+		int err =
+		    coll_sendrecv(g, NULL, 0, (r + k) % n, NULL, 0, (r - k + n) % n, CT_BARRIER);
 		if (err != MPI_SUCCESS)
 			return err;
 	}

@@ -112,9 +112,9 @@ int coll_bcast_scatter_ring(const coll_grp_t *g, void *vbuf, size_t len, int roo
 			err = coll_recv(g, buf + ra, rb - ra, real_rank(left, root, n),
 					CT_BCAST_RING);
 		else
-			err = coll_sendrecv(g, buf + sa, sb - sa, real_rank(right, root, n),
-					    buf + ra, rb - ra, real_rank(left, root, n),
-					    CT_BCAST_RING);
+			err =
+			    coll_sendrecv(g, buf + sa, sb - sa, real_rank(right, root, n), buf + ra,
+					  rb - ra, real_rank(left, root, n), CT_BCAST_RING);
 		if (err != MPI_SUCCESS)
 			return err;
 	}

@@ -222,9 +222,9 @@ int coll_allgather_bruck(const coll_grp_t *g, const coll_lay_t *recv)
 	for (int d = 1; d < p; d <<= 1) {
 		int cnt = d < p - d ? d : p - d;
 
-		err = coll_sendrecv(g, tmp, (size_t)cnt * len, (r - d + p) % p,
-				    tmp + (size_t)d * len, (size_t)cnt * len, (r + d) % p,
-				    CT_ALLGATHER);
+		err =
+		    coll_sendrecv(g, tmp, (size_t)cnt * len, (r - d + p) % p, tmp + (size_t)d * len,
+				  (size_t)cnt * len, (r + d) % p, CT_ALLGATHER);
 		if (err != MPI_SUCCESS)
 			goto out;
 	}

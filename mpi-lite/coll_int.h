@@ -64,8 +64,8 @@ enum coll_tag {
 
 typedef struct coll_grp {
 	MPI_Comm comm;
-	int size, rank;     /* in the group */
-	const int *ranks;   /* group rank -> rank of comm; NULL: the identity */
+	int size, rank;	  /* in the group */
+	const int *ranks; /* group rank -> rank of comm; NULL: the identity */
 } coll_grp_t;
 
 static inline void coll_grp_comm(coll_grp_t *g, MPI_Comm comm)
@@ -105,11 +105,11 @@ void coll_abandon(ibx_request_t *rq, int n);
  * process's node members (ascending) and one representative per node —
  * the root on the root's node, the lowest rank elsewhere. */
 typedef struct coll_hier {
-	coll_grp_t intra;   /* my node's members of the communicator */
-	coll_grp_t inter;   /* the representatives (valid when is_rep) */
+	coll_grp_t intra; /* my node's members of the communicator */
+	coll_grp_t inter; /* the representatives (valid when is_rep) */
 	bool is_rep;
-	int intra_root;     /* my representative's index in intra */
-	int inter_root;     /* the root's node's index in inter */
+	int intra_root; /* my representative's index in intra */
+	int inter_root; /* the root's node's index in inter */
 } coll_hier_t;
 
 /* True when @comm spans more than one node (and node-aware algorithms are
@@ -193,10 +193,10 @@ int coll_barrier_flat(const coll_grp_t *g);
  */
 typedef struct coll_red {
 	MPI_Op op;
-	MPI_Datatype dt;   /* the work type */
-	size_t ext;        /* its extent */
-	MPI_Aint lo;       /* buffer pointer -> first byte of the span */
-	bool whole;        /* derived work type: move whole buffers only */
+	MPI_Datatype dt; /* the work type */
+	size_t ext;	 /* its extent */
+	MPI_Aint lo;	 /* buffer pointer -> first byte of the span */
+	bool whole;	 /* derived work type: move whole buffers only */
 	bool commute;
 } coll_red_t;
 
@@ -230,29 +230,28 @@ void *coll_red_alloc(const coll_red_t *rd, int n, void **base_p);
 
 /* Reduce to @root: @sbuf (NULL: the input is in @rbuf) on every rank,
  * @rbuf the result at the root (other ranks: may be NULL). */
-int coll_reduce(const coll_grp_t *g, const void *sbuf, void *rbuf, int n,
-		const coll_red_t *rd, int root);
+int coll_reduce(const coll_grp_t *g, const void *sbuf, void *rbuf, int n, const coll_red_t *rd,
+		int root);
 /* Allreduce: @sbuf NULL means in place. */
-int coll_allreduce(const coll_grp_t *g, const void *sbuf, void *rbuf, int n,
-		   const coll_red_t *rd);
+int coll_allreduce(const coll_grp_t *g, const void *sbuf, void *rbuf, int n, const coll_red_t *rd);
 /* Reduce-scatter: @sbuf (NULL: in @rbuf) holds sum(counts) elements; rank
  * i gets the reduction of its counts[i] elements (at offset
  * sum(counts[0..i)) of the input) in @rbuf. */
-int coll_reduce_scatter(const coll_grp_t *g, const void *sbuf, void *rbuf,
-			const int *counts, const coll_red_t *rd);
+int coll_reduce_scatter(const coll_grp_t *g, const void *sbuf, void *rbuf, const int *counts,
+			const coll_red_t *rd);
 /* Inclusive (@exclusive false) or exclusive prefix reduction. */
 int coll_scan(const coll_grp_t *g, const void *sbuf, void *rbuf, int n, const coll_red_t *rd,
 	      bool exclusive);
 
 /* Sizes that choose algorithms (bytes). */
-#define COLL_BCAST_SHORT_MAX (64 * 1024)      /* binomial tree up to this */
-#define COLL_BCAST_LINEAR_MAX 8               /* oversubscribed node: root to each, up to this many ranks */
-#define COLL_ALLREDUCE_SHORT_MAX (16 * 1024)  /* recursive doubling up to this */
-#define COLL_REDUCE_SHORT_MAX (64 * 1024)     /* binomial reduce up to this */
-#define COLL_GATHER_TREE_MAX 2048             /* binomial gather/scatter: block size */
-#define COLL_ALLGATHER_SHORT_MAX (32 * 1024)  /* Bruck allgather: total bytes */
-#define COLL_ALLTOALL_BRUCK_MAX 256           /* Bruck alltoall: block size */
-#define COLL_COPY_OVERLAP_MIN (64 * 1024)     /* own block copied during the exchange */
-#define COLL_COPY_PIECE (32 * 1024)           /* coll_copy_progress: bytes per piece */
+#define COLL_BCAST_SHORT_MAX	 (64 * 1024) /* binomial tree up to this */
+#define COLL_BCAST_LINEAR_MAX	 8 /* oversubscribed node: root to each, up to this many ranks */
+#define COLL_ALLREDUCE_SHORT_MAX (16 * 1024) /* recursive doubling up to this */
+#define COLL_REDUCE_SHORT_MAX	 (64 * 1024) /* binomial reduce up to this */
+#define COLL_GATHER_TREE_MAX	 2048	     /* binomial gather/scatter: block size */
+#define COLL_ALLGATHER_SHORT_MAX (32 * 1024) /* Bruck allgather: total bytes */
+#define COLL_ALLTOALL_BRUCK_MAX	 256	     /* Bruck alltoall: block size */
+#define COLL_COPY_OVERLAP_MIN	 (64 * 1024) /* own block copied during the exchange */
+#define COLL_COPY_PIECE		 (32 * 1024) /* coll_copy_progress: bytes per piece */
 
 #endif /* MPIL_COLL_INT_H */

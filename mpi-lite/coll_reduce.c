@@ -83,8 +83,7 @@ static int red_send(const coll_grp_t *g, const coll_red_t *rd, const void *buf, 
 	return coll_send(g, red_first(rd, (void *)buf), red_span(rd, n), dst, tag);
 }
 
-static int red_recv(const coll_grp_t *g, const coll_red_t *rd, void *buf, int n, int src,
-		    int tag)
+static int red_recv(const coll_grp_t *g, const coll_red_t *rd, void *buf, int n, int src, int tag)
 {
 	return coll_recv(g, red_first(rd, buf), red_span(rd, n), src, tag);
 }
@@ -102,8 +101,8 @@ static int reduce_binomial(const coll_grp_t *g, const void *in, void *rbuf, int 
 {
 	int p = g->size, r = g->rank, troot = rd->commute ? root : 0;
 	int vr = (r - troot + p) % p, err = MPI_SUCCESS;
-	const void *cur = in;          /* the partial result so far */
-	void *spare[2] = { NULL, NULL }, *base[2] = { NULL, NULL };
+	const void *cur = in; /* the partial result so far */
+	void *spare[2] = {NULL, NULL}, *base[2] = {NULL, NULL};
 	int nspare = 0;
 
 	/* Writable buffers to receive into: the root's rbuf (skipped while it
@@ -158,8 +157,8 @@ out:
 /* Ring reduce-scatter over @acc (every rank's full input, overwritten):
  * afterwards segment i of rank i's acc holds the reduction. Segment i is
  * counts[i] elements at displs[i]; @tmp holds the largest segment. */
-static int rs_ring(const coll_grp_t *g, char *acc, char *tmp, const int *counts,
-		   const int *displs, const coll_red_t *rd, int tag)
+static int rs_ring(const coll_grp_t *g, char *acc, char *tmp, const int *counts, const int *displs,
+		   const coll_red_t *rd, int tag)
 {
 	int p = g->size, r = g->rank, left = (r - 1 + p) % p, right = (r + 1) % p, err;
 	size_t ext = rd->ext;
@@ -253,8 +252,8 @@ out:
 	return err;
 }
 
-static int reduce_flat(const coll_grp_t *g, const void *in, void *rbuf, int n,
-		       const coll_red_t *rd, int root)
+static int reduce_flat(const coll_grp_t *g, const void *in, void *rbuf, int n, const coll_red_t *rd,
+		       int root)
 {
 	if (g->size == 1) {
 		red_copy(rd, rbuf, in, n);
@@ -266,8 +265,8 @@ static int reduce_flat(const coll_grp_t *g, const void *in, void *rbuf, int n,
 	return reduce_binomial(g, in, rbuf, n, rd, root);
 }
 
-int coll_reduce(const coll_grp_t *g, const void *sbuf, void *rbuf, int n,
-		const coll_red_t *rd, int root)
+int coll_reduce(const coll_grp_t *g, const void *sbuf, void *rbuf, int n, const coll_red_t *rd,
+		int root)
 {
 	const void *in = sbuf ? sbuf : rbuf;
 	coll_hier_t h;
@@ -289,8 +288,8 @@ int coll_reduce(const coll_grp_t *g, const void *sbuf, void *rbuf, int n,
 		return MPI_ERR_NO_MEM;
 	err = reduce_flat(&h.intra, in, acc, n, rd, h.intra_root);
 	if (err == MPI_SUCCESS)
-		err = reduce_flat(&h.inter, acc, g->rank == root ? rbuf : NULL, n, rd,
-				  h.inter_root);
+		err =
+		    reduce_flat(&h.inter, acc, g->rank == root ? rbuf : NULL, n, rd, h.inter_root);
 	free(base);
 	return err;
 }
@@ -303,8 +302,8 @@ int coll_reduce(const coll_grp_t *g, const void *sbuf, void *rbuf, int n,
  * (r-1) op r into @acc (@tmp: a work buffer of @n elements), and sit out
  * the exchange. *newrank_p: the rank among the pof2 that take part, -1 for
  * those that sit out. */
-static int allreduce_fold_in(const coll_grp_t *g, const coll_red_t *rd, char *acc, char *tmp,
-			     int n, int *pof2_p, int *rem_p, int *newrank_p)
+static int allreduce_fold_in(const coll_grp_t *g, const coll_red_t *rd, char *acc, char *tmp, int n,
+			     int *pof2_p, int *rem_p, int *newrank_p)
 {
 	int p = g->size, r = g->rank, pof2 = 1, rem, err = MPI_SUCCESS;
 
@@ -334,8 +333,7 @@ static inline int fold_real_rank(int newrank, int rem)
 }
 
 /* The unfold: the odd ranks of the fold send the result back. */
-static int allreduce_fold_out(const coll_grp_t *g, const coll_red_t *rd, char *buf, int n,
-			      int rem)
+static int allreduce_fold_out(const coll_grp_t *g, const coll_red_t *rd, char *buf, int n, int rem)
 {
 	int r = g->rank;
 
@@ -439,8 +437,8 @@ static int allreduce_rabenseifner(const coll_grp_t *g, char *acc, int n, const c
 				klo = lo, khi = mid, slo = mid, shi = hi;
 			else
 				klo = mid, khi = hi, slo = lo, shi = mid;
-			err = coll_sendrecv(g, acc + (size_t)slo * ext, (size_t)(shi - slo) * ext, dst, tmp,
-					    (size_t)(khi - klo) * ext, dst, CT_ALLRED_RS);
+			err = coll_sendrecv(g, acc + (size_t)slo * ext, (size_t)(shi - slo) * ext,
+					    dst, tmp, (size_t)(khi - klo) * ext, dst, CT_ALLRED_RS);
 			if (err != MPI_SUCCESS)
 				goto out;
 			red_apply(rd, tmp, acc + (size_t)klo * ext, khi - klo);
@@ -489,8 +487,7 @@ static int allreduce_flat(const coll_grp_t *g, const void *sbuf, void *rbuf, int
 	return allreduce_recursive_doubling(g, rbuf, n, rd);
 }
 
-int coll_allreduce(const coll_grp_t *g, const void *sbuf, void *rbuf, int n,
-		   const coll_red_t *rd)
+int coll_allreduce(const coll_grp_t *g, const void *sbuf, void *rbuf, int n, const coll_red_t *rd)
 {
 	coll_hier_t h;
 	int err;
@@ -560,7 +557,8 @@ int coll_reduce_scatter(const coll_grp_t *g, const void *sbuf, void *rbuf, const
 		}
 		err = rs_ring(g, acc, tmp, counts, displs, rd, CT_RS_RING);
 		if (err == MPI_SUCCESS)
-			memcpy(rbuf, acc + (size_t)displs[r] * rd->ext, (size_t)counts[r] * rd->ext);
+			memcpy(rbuf, acc + (size_t)displs[r] * rd->ext,
+			       (size_t)counts[r] * rd->ext);
 		goto out;
 	}
 	/* Reduce the whole vector to rank 0 (in rank order), then hand out the
@@ -585,7 +583,8 @@ int coll_reduce_scatter(const coll_grp_t *g, const void *sbuf, void *rbuf, const
 						 &rq[k]);
 			} else {
 				err = coll_isend(g, acc + (size_t)displs[i] * rd->ext,
-						 (size_t)counts[i] * rd->ext, i, CT_RS_SCATTER, &rq[k]);
+						 (size_t)counts[i] * rd->ext, i, CT_RS_SCATTER,
+						 &rq[k]);
 			}
 			if (err != MPI_SUCCESS)
 				coll_abandon(rq, k);

@@ -49,8 +49,8 @@ int coll_scan(const coll_grp_t *g, const void *sbuf, void *rbuf, int n, const co
 
 		if (dst >= p)
 			continue;
-		err = coll_sendrecv(g, red_first(rd, partial), bytes, dst, red_first(rd, tmp), bytes,
-				    dst, CT_SCAN);
+		err = coll_sendrecv(g, red_first(rd, partial), bytes, dst, red_first(rd, tmp),
+				    bytes, dst, CT_SCAN);
 		if (err != MPI_SUCCESS)
 			goto out;
 		if (dst < r) {

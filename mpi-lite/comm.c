@@ -36,17 +36,25 @@
 #include <stdlib.h>
 
 #define CID_STRIDE 4u
-#define CID_BITS 2048
-#define CID_WORDS (CID_BITS / 64)
+#define CID_BITS   2048
+#define CID_WORDS  (CID_BITS / 64)
 #define TAG_CREATE 0x80000001u /* collective creations on a parent */
 
 struct mpil_comm mpil_comm_world = {
-	.magic = MPIL_MAGIC_COMM, .refcount = 1, .cid = 0,
-	.errhandler = &mpil_errors_are_fatal, .predefined = true, .name = "MPI_COMM_WORLD",
+    .magic = MPIL_MAGIC_COMM,
+    .refcount = 1,
+    .cid = 0,
+    .errhandler = &mpil_errors_are_fatal,
+    .predefined = true,
+    .name = "MPI_COMM_WORLD",
 };
 struct mpil_comm mpil_comm_self = {
-	.magic = MPIL_MAGIC_COMM, .refcount = 1, .cid = CID_STRIDE,
-	.errhandler = &mpil_errors_are_fatal, .predefined = true, .name = "MPI_COMM_SELF",
+    .magic = MPIL_MAGIC_COMM,
+    .refcount = 1,
+    .cid = CID_STRIDE,
+    .errhandler = &mpil_errors_are_fatal,
+    .predefined = true,
+    .name = "MPI_COMM_SELF",
 };
 
 static uint64_t cid_used[CID_WORDS];
@@ -243,7 +251,7 @@ static int all_or(const members_t *m, uint32_t ctx, uint32_t tag, uint64_t *word
 		int to = member_world(m, (m->rank + k) % m->size);
 		int from = member_world(m, (m->rank - k + m->size) % m->size);
 		ibx_tag_t t = ((ibx_tag_t)ctx << 32) | tag;
-		ibx_request_t rq = { .cb = NULL };
+		ibx_request_t rq = {.cb = NULL};
 		ibx_status_t st;
 
 		/* receive first: members exchanging both ways never wait on
@@ -286,8 +294,8 @@ static void members_of_comm(MPI_Comm comm, members_t *m)
 /* Agreement on @parent among @m: ORs the bitmaps (and @extra words, which
  * each member filled with its own part) and returns the new id in *cid_p
  * (0 if every id is taken). */
-static int agree(MPI_Comm parent, const members_t *m, uint32_t tag, uint64_t *words,
-		 size_t nextra, uint32_t *cid_p)
+static int agree(MPI_Comm parent, const members_t *m, uint32_t tag, uint64_t *words, size_t nextra,
+		 uint32_t *cid_p)
 {
 	int err;
 
@@ -626,8 +634,7 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 }
 
 MPIL_PMPI_ALIAS(Comm_split_type)
-int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
-			 MPI_Comm *newcomm)
+int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
 {
 	static const char F[] = "MPI_Comm_split_type";
 	int color;

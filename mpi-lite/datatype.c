@@ -27,63 +27,71 @@
 #include <wchar.h>
 
 /* The predefined C types: variable, kind, C type, reduction group, name. */
-#define DT_BASIC_LIST(X)                                                                       \
-	X(mpil_dt_char, MPIL_DT_CHAR, char, MPIL_DTG_NONE, "MPI_CHAR")                         \
-	X(mpil_dt_signed_char, MPIL_DT_SIGNED_CHAR, signed char, MPIL_DTG_INT,                 \
-	  "MPI_SIGNED_CHAR")                                                                   \
-	X(mpil_dt_unsigned_char, MPIL_DT_UNSIGNED_CHAR, unsigned char, MPIL_DTG_INT,           \
-	  "MPI_UNSIGNED_CHAR")                                                                 \
-	X(mpil_dt_byte, MPIL_DT_BYTE, unsigned char, MPIL_DTG_BYTE, "MPI_BYTE")                \
-	X(mpil_dt_wchar, MPIL_DT_WCHAR, wchar_t, MPIL_DTG_NONE, "MPI_WCHAR")                   \
-	X(mpil_dt_short, MPIL_DT_SHORT, short, MPIL_DTG_INT, "MPI_SHORT")                      \
-	X(mpil_dt_unsigned_short, MPIL_DT_UNSIGNED_SHORT, unsigned short, MPIL_DTG_INT,        \
-	  "MPI_UNSIGNED_SHORT")                                                                \
-	X(mpil_dt_int, MPIL_DT_INT, int, MPIL_DTG_INT, "MPI_INT")                              \
-	X(mpil_dt_unsigned, MPIL_DT_UNSIGNED, unsigned, MPIL_DTG_INT, "MPI_UNSIGNED")          \
-	X(mpil_dt_long, MPIL_DT_LONG, long, MPIL_DTG_INT, "MPI_LONG")                          \
-	X(mpil_dt_unsigned_long, MPIL_DT_UNSIGNED_LONG, unsigned long, MPIL_DTG_INT,           \
-	  "MPI_UNSIGNED_LONG")                                                                 \
-	X(mpil_dt_long_long, MPIL_DT_LONG_LONG, long long, MPIL_DTG_INT, "MPI_LONG_LONG_INT")  \
-	X(mpil_dt_unsigned_long_long, MPIL_DT_UNSIGNED_LONG_LONG, unsigned long long,          \
-	  MPIL_DTG_INT, "MPI_UNSIGNED_LONG_LONG")                                              \
-	X(mpil_dt_float, MPIL_DT_FLOAT, float, MPIL_DTG_FLOAT, "MPI_FLOAT")                    \
-	X(mpil_dt_double, MPIL_DT_DOUBLE, double, MPIL_DTG_FLOAT, "MPI_DOUBLE")                \
-	X(mpil_dt_long_double, MPIL_DT_LONG_DOUBLE, long double, MPIL_DTG_FLOAT,               \
-	  "MPI_LONG_DOUBLE")                                                                   \
-	X(mpil_dt_c_bool, MPIL_DT_C_BOOL, _Bool, MPIL_DTG_LOGICAL, "MPI_C_BOOL")               \
-	X(mpil_dt_int8, MPIL_DT_INT8, int8_t, MPIL_DTG_INT, "MPI_INT8_T")                      \
-	X(mpil_dt_int16, MPIL_DT_INT16, int16_t, MPIL_DTG_INT, "MPI_INT16_T")                  \
-	X(mpil_dt_int32, MPIL_DT_INT32, int32_t, MPIL_DTG_INT, "MPI_INT32_T")                  \
-	X(mpil_dt_int64, MPIL_DT_INT64, int64_t, MPIL_DTG_INT, "MPI_INT64_T")                  \
-	X(mpil_dt_uint8, MPIL_DT_UINT8, uint8_t, MPIL_DTG_INT, "MPI_UINT8_T")                  \
-	X(mpil_dt_uint16, MPIL_DT_UINT16, uint16_t, MPIL_DTG_INT, "MPI_UINT16_T")              \
-	X(mpil_dt_uint32, MPIL_DT_UINT32, uint32_t, MPIL_DTG_INT, "MPI_UINT32_T")              \
-	X(mpil_dt_uint64, MPIL_DT_UINT64, uint64_t, MPIL_DTG_INT, "MPI_UINT64_T")              \
-	X(mpil_dt_aint, MPIL_DT_AINT, MPI_Aint, MPIL_DTG_MULTI, "MPI_AINT")                    \
-	X(mpil_dt_offset, MPIL_DT_OFFSET, MPI_Offset, MPIL_DTG_MULTI, "MPI_OFFSET")            \
-	X(mpil_dt_count, MPIL_DT_COUNT, MPI_Count, MPIL_DTG_MULTI, "MPI_COUNT")                \
-	X(mpil_dt_c_float_complex, MPIL_DT_C_FLOAT_COMPLEX, float _Complex, MPIL_DTG_COMPLEX,  \
-	  "MPI_C_FLOAT_COMPLEX")                                                               \
-	X(mpil_dt_c_double_complex, MPIL_DT_C_DOUBLE_COMPLEX, double _Complex,                 \
-	  MPIL_DTG_COMPLEX, "MPI_C_DOUBLE_COMPLEX")                                            \
-	X(mpil_dt_c_long_double_complex, MPIL_DT_C_LONG_DOUBLE_COMPLEX, long double _Complex,  \
-	  MPIL_DTG_COMPLEX, "MPI_C_LONG_DOUBLE_COMPLEX")                                       \
-	/* C++ bool is one byte holding 0 or 1 on the ABIs this runs on. */                    \
-	X(mpil_dt_cxx_bool, MPIL_DT_CXX_BOOL, unsigned char, MPIL_DTG_LOGICAL, "MPI_CXX_BOOL") \
-	X(mpil_dt_cxx_float_complex, MPIL_DT_CXX_FLOAT_COMPLEX, float _Complex,                \
-	  MPIL_DTG_COMPLEX, "MPI_CXX_FLOAT_COMPLEX")                                           \
-	X(mpil_dt_cxx_double_complex, MPIL_DT_CXX_DOUBLE_COMPLEX, double _Complex,             \
-	  MPIL_DTG_COMPLEX, "MPI_CXX_DOUBLE_COMPLEX")                                          \
-	X(mpil_dt_cxx_long_double_complex, MPIL_DT_CXX_LONG_DOUBLE_COMPLEX,                    \
-	  long double _Complex, MPIL_DTG_COMPLEX, "MPI_CXX_LONG_DOUBLE_COMPLEX")               \
+#define DT_BASIC_LIST(X)                                                                           \
+	X(mpil_dt_char, MPIL_DT_CHAR, char, MPIL_DTG_NONE, "MPI_CHAR")                             \
+	X(mpil_dt_signed_char, MPIL_DT_SIGNED_CHAR, signed char, MPIL_DTG_INT, "MPI_SIGNED_CHAR")  \
+	X(mpil_dt_unsigned_char, MPIL_DT_UNSIGNED_CHAR, unsigned char, MPIL_DTG_INT,               \
+	  "MPI_UNSIGNED_CHAR")                                                                     \
+	X(mpil_dt_byte, MPIL_DT_BYTE, unsigned char, MPIL_DTG_BYTE, "MPI_BYTE")                    \
+	X(mpil_dt_wchar, MPIL_DT_WCHAR, wchar_t, MPIL_DTG_NONE, "MPI_WCHAR")                       \
+	X(mpil_dt_short, MPIL_DT_SHORT, short, MPIL_DTG_INT, "MPI_SHORT")                          \
+	X(mpil_dt_unsigned_short, MPIL_DT_UNSIGNED_SHORT, unsigned short, MPIL_DTG_INT,            \
+	  "MPI_UNSIGNED_SHORT")                                                                    \
+	X(mpil_dt_int, MPIL_DT_INT, int, MPIL_DTG_INT, "MPI_INT")                                  \
+	X(mpil_dt_unsigned, MPIL_DT_UNSIGNED, unsigned, MPIL_DTG_INT, "MPI_UNSIGNED")              \
+	X(mpil_dt_long, MPIL_DT_LONG, long, MPIL_DTG_INT, "MPI_LONG")                              \
+	X(mpil_dt_unsigned_long, MPIL_DT_UNSIGNED_LONG, unsigned long, MPIL_DTG_INT,               \
+	  "MPI_UNSIGNED_LONG")                                                                     \
+	X(mpil_dt_long_long, MPIL_DT_LONG_LONG, long long, MPIL_DTG_INT, "MPI_LONG_LONG_INT")      \
+	X(mpil_dt_unsigned_long_long, MPIL_DT_UNSIGNED_LONG_LONG, unsigned long long,              \
+	  MPIL_DTG_INT, "MPI_UNSIGNED_LONG_LONG")                                                  \
+	X(mpil_dt_float, MPIL_DT_FLOAT, float, MPIL_DTG_FLOAT, "MPI_FLOAT")                        \
+	X(mpil_dt_double, MPIL_DT_DOUBLE, double, MPIL_DTG_FLOAT, "MPI_DOUBLE")                    \
+	X(mpil_dt_long_double, MPIL_DT_LONG_DOUBLE, long double, MPIL_DTG_FLOAT,                   \
+	  "MPI_LONG_DOUBLE")                                                                       \
+	X(mpil_dt_c_bool, MPIL_DT_C_BOOL, _Bool, MPIL_DTG_LOGICAL, "MPI_C_BOOL")                   \
+	X(mpil_dt_int8, MPIL_DT_INT8, int8_t, MPIL_DTG_INT, "MPI_INT8_T")                          \
+	X(mpil_dt_int16, MPIL_DT_INT16, int16_t, MPIL_DTG_INT, "MPI_INT16_T")                      \
+	X(mpil_dt_int32, MPIL_DT_INT32, int32_t, MPIL_DTG_INT, "MPI_INT32_T")                      \
+	X(mpil_dt_int64, MPIL_DT_INT64, int64_t, MPIL_DTG_INT, "MPI_INT64_T")                      \
+	X(mpil_dt_uint8, MPIL_DT_UINT8, uint8_t, MPIL_DTG_INT, "MPI_UINT8_T")                      \
+	X(mpil_dt_uint16, MPIL_DT_UINT16, uint16_t, MPIL_DTG_INT, "MPI_UINT16_T")                  \
+	X(mpil_dt_uint32, MPIL_DT_UINT32, uint32_t, MPIL_DTG_INT, "MPI_UINT32_T")                  \
+	X(mpil_dt_uint64, MPIL_DT_UINT64, uint64_t, MPIL_DTG_INT, "MPI_UINT64_T")                  \
+	X(mpil_dt_aint, MPIL_DT_AINT, MPI_Aint, MPIL_DTG_MULTI, "MPI_AINT")                        \
+	X(mpil_dt_offset, MPIL_DT_OFFSET, MPI_Offset, MPIL_DTG_MULTI, "MPI_OFFSET")                \
+	X(mpil_dt_count, MPIL_DT_COUNT, MPI_Count, MPIL_DTG_MULTI, "MPI_COUNT")                    \
+	X(mpil_dt_c_float_complex, MPIL_DT_C_FLOAT_COMPLEX, float _Complex, MPIL_DTG_COMPLEX,      \
+	  "MPI_C_FLOAT_COMPLEX")                                                                   \
+	X(mpil_dt_c_double_complex, MPIL_DT_C_DOUBLE_COMPLEX, double _Complex, MPIL_DTG_COMPLEX,   \
+	  "MPI_C_DOUBLE_COMPLEX")                                                                  \
+	X(mpil_dt_c_long_double_complex, MPIL_DT_C_LONG_DOUBLE_COMPLEX, long double _Complex,      \
+	  MPIL_DTG_COMPLEX, "MPI_C_LONG_DOUBLE_COMPLEX")                                           \
+	/* C++ bool is one byte holding 0 or 1 on the ABIs this runs on. */                        \
+	X(mpil_dt_cxx_bool, MPIL_DT_CXX_BOOL, unsigned char, MPIL_DTG_LOGICAL, "MPI_CXX_BOOL")     \
+	X(mpil_dt_cxx_float_complex, MPIL_DT_CXX_FLOAT_COMPLEX, float _Complex, MPIL_DTG_COMPLEX,  \
+	  "MPI_CXX_FLOAT_COMPLEX")                                                                 \
+	X(mpil_dt_cxx_double_complex, MPIL_DT_CXX_DOUBLE_COMPLEX, double _Complex,                 \
+	  MPIL_DTG_COMPLEX, "MPI_CXX_DOUBLE_COMPLEX")                                              \
+	X(mpil_dt_cxx_long_double_complex, MPIL_DT_CXX_LONG_DOUBLE_COMPLEX, long double _Complex,  \
+	  MPIL_DTG_COMPLEX, "MPI_CXX_LONG_DOUBLE_COMPLEX")                                         \
 	X(mpil_dt_packed, MPIL_DT_PACKED, unsigned char, MPIL_DTG_NONE, "MPI_PACKED")
 
-#define DT_BASIC(var, kind_, ctype, group_, nm)                                             \
-	struct mpil_datatype var = {                                                        \
-		.magic = MPIL_MAGIC_DTYPE, .refcount = 1, .kind = kind_, .group = group_,  \
-		.flags = MPIL_DTF_PREDEFINED | MPIL_DTF_COMMITTED | MPIL_DTF_CONTIG,       \
-		.size = sizeof(ctype), .lb = 0, .extent = sizeof(ctype), .true_lb = 0,      \
-		.true_extent = sizeof(ctype), .elements = 1, .name = nm, .basic = &var,     \
+#define DT_BASIC(var, kind_, ctype, group_, nm)                                                    \
+	struct mpil_datatype var = {                                                               \
+	    .magic = MPIL_MAGIC_DTYPE,                                                             \
+	    .refcount = 1,                                                                         \
+	    .kind = kind_,                                                                         \
+	    .group = group_,                                                                       \
+	    .flags = MPIL_DTF_PREDEFINED | MPIL_DTF_COMMITTED | MPIL_DTF_CONTIG,                   \
+	    .size = sizeof(ctype),                                                                 \
+	    .lb = 0,                                                                               \
+	    .extent = sizeof(ctype),                                                               \
+	    .true_lb = 0,                                                                          \
+	    .true_extent = sizeof(ctype),                                                          \
+	    .elements = 1,                                                                         \
+	    .name = nm,                                                                            \
+	    .basic = &var,                                                                         \
 	};
 DT_BASIC_LIST(DT_BASIC)
 
@@ -91,33 +99,40 @@ DT_BASIC_LIST(DT_BASIC)
  * lays out the struct. Contiguous only when it has no padding
  * (MPI_FLOAT_INT, MPI_2INT); their extent is the C struct's, which the
  * engine's struct padding rule reproduces. */
-#define DT_PAIR_LIST(X)                                                                        \
-	X(mpil_dt_float_int, MPIL_DT_FLOAT_INT, mpil_float_int_t, float, mpil_dt_float,        \
-	  "MPI_FLOAT_INT")                                                                     \
-	X(mpil_dt_double_int, MPIL_DT_DOUBLE_INT, mpil_double_int_t, double, mpil_dt_double,   \
-	  "MPI_DOUBLE_INT")                                                                    \
-	X(mpil_dt_long_int, MPIL_DT_LONG_INT, mpil_long_int_t, long, mpil_dt_long,             \
-	  "MPI_LONG_INT")                                                                      \
-	X(mpil_dt_2int, MPIL_DT_2INT, mpil_2int_t, int, mpil_dt_int, "MPI_2INT")               \
-	X(mpil_dt_short_int, MPIL_DT_SHORT_INT, mpil_short_int_t, short, mpil_dt_short,        \
-	  "MPI_SHORT_INT")                                                                     \
-	X(mpil_dt_long_double_int, MPIL_DT_LONG_DOUBLE_INT, mpil_long_double_int_t,            \
-	  long double, mpil_dt_long_double, "MPI_LONG_DOUBLE_INT")
+#define DT_PAIR_LIST(X)                                                                            \
+	X(mpil_dt_float_int, MPIL_DT_FLOAT_INT, mpil_float_int_t, float, mpil_dt_float,            \
+	  "MPI_FLOAT_INT")                                                                         \
+	X(mpil_dt_double_int, MPIL_DT_DOUBLE_INT, mpil_double_int_t, double, mpil_dt_double,       \
+	  "MPI_DOUBLE_INT")                                                                        \
+	X(mpil_dt_long_int, MPIL_DT_LONG_INT, mpil_long_int_t, long, mpil_dt_long, "MPI_LONG_INT") \
+	X(mpil_dt_2int, MPIL_DT_2INT, mpil_2int_t, int, mpil_dt_int, "MPI_2INT")                   \
+	X(mpil_dt_short_int, MPIL_DT_SHORT_INT, mpil_short_int_t, short, mpil_dt_short,            \
+	  "MPI_SHORT_INT")                                                                         \
+	X(mpil_dt_long_double_int, MPIL_DT_LONG_DOUBLE_INT, mpil_long_double_int_t, long double,   \
+	  mpil_dt_long_double, "MPI_LONG_DOUBLE_INT")
 
-#define DT_PAIR(var, kind_, stype, vtype, vdt, nm)                                          \
-	static const mpil_dt_block_t var##_blocks[2] = {                                    \
-		{ 0, sizeof(vtype) },                                                       \
-		{ offsetof(stype, i), sizeof(int) },                                        \
-	};                                                                                  \
-	struct mpil_datatype var = {                                                        \
-		.magic = MPIL_MAGIC_DTYPE, .refcount = 1, .kind = kind_,                   \
-		.group = MPIL_DTG_PAIR,                                                     \
-		.flags = MPIL_DTF_PREDEFINED | MPIL_DTF_COMMITTED |                         \
-			 (sizeof(vtype) + sizeof(int) == sizeof(stype) ? MPIL_DTF_CONTIG : 0), \
-		.size = sizeof(vtype) + sizeof(int), .lb = 0, .extent = sizeof(stype),      \
-		.true_lb = 0, .true_extent = offsetof(stype, i) + sizeof(int),              \
-		.elements = 2, .nblocks = 2, .blocks = var##_blocks, .name = nm,            \
-		.basic = &var,                                                              \
+#define DT_PAIR(var, kind_, stype, vtype, vdt, nm)                                                 \
+	static const mpil_dt_block_t var##_blocks[2] = {                                           \
+	    {0, sizeof(vtype)},                                                                    \
+	    {offsetof(stype, i), sizeof(int)},                                                     \
+	};                                                                                         \
+	struct mpil_datatype var = {                                                               \
+	    .magic = MPIL_MAGIC_DTYPE,                                                             \
+	    .refcount = 1,                                                                         \
+	    .kind = kind_,                                                                         \
+	    .group = MPIL_DTG_PAIR,                                                                \
+	    .flags = MPIL_DTF_PREDEFINED | MPIL_DTF_COMMITTED |                                    \
+		     (sizeof(vtype) + sizeof(int) == sizeof(stype) ? MPIL_DTF_CONTIG : 0),         \
+	    .size = sizeof(vtype) + sizeof(int),                                                   \
+	    .lb = 0,                                                                               \
+	    .extent = sizeof(stype),                                                               \
+	    .true_lb = 0,                                                                          \
+	    .true_extent = offsetof(stype, i) + sizeof(int),                                       \
+	    .elements = 2,                                                                         \
+	    .nblocks = 2,                                                                          \
+	    .blocks = var##_blocks,                                                                \
+	    .name = nm,                                                                            \
+	    .basic = &var,                                                                         \
 	};
 DT_PAIR_LIST(DT_PAIR)
 
@@ -127,8 +142,8 @@ static const struct basic_desc {
 	MPI_Datatype dt;
 	int64_t align;
 } basic_descs[] = {
-#define DT_DESC(var, kind_, ctype, group_, nm) { &var, alignof(ctype) },
-	DT_BASIC_LIST(DT_DESC)
+#define DT_DESC(var, kind_, ctype, group_, nm) {&var, alignof(ctype)},
+    DT_BASIC_LIST(DT_DESC)
 #undef DT_DESC
 };
 
@@ -136,8 +151,8 @@ static const struct pair_desc {
 	MPI_Datatype dt, value;
 	int64_t ioff;
 } pair_descs[] = {
-#define DT_DESC(var, kind_, stype, vtype, vdt, nm) { &var, &vdt, offsetof(stype, i) },
-	DT_PAIR_LIST(DT_DESC)
+#define DT_DESC(var, kind_, stype, vtype, vdt, nm) {&var, &vdt, offsetof(stype, i)},
+    DT_PAIR_LIST(DT_DESC)
 #undef DT_DESC
 };
 
@@ -169,8 +184,8 @@ int mpil_dt_init(void)
 	}
 	for (size_t i = 0; i < sizeof(pair_descs) / sizeof(pair_descs[0]) && !st; i++) {
 		const struct pair_desc *p = &pair_descs[i];
-		int64_t bl[2] = { 1, 1 }, disp[2] = { 0, p->ioff };
-		ibx_dt_t *types[2] = { p->value->engine, mpil_dt_int.engine }, *e = NULL;
+		int64_t bl[2] = {1, 1}, disp[2] = {0, p->ioff};
+		ibx_dt_t *types[2] = {p->value->engine, mpil_dt_int.engine}, *e = NULL;
 		ibx_dt_info_t in;
 
 		st = ibx_dt_struct(2, bl, disp, types, &e);
@@ -188,7 +203,8 @@ int mpil_dt_init(void)
 	}
 	if (st) {
 		predefined_free_engines();
-		return mpil_err_from_ibx(st) == MPI_SUCCESS ? MPI_ERR_INTERN : mpil_err_from_ibx(st);
+		return mpil_err_from_ibx(st) == MPI_SUCCESS ? MPI_ERR_INTERN
+							    : mpil_err_from_ibx(st);
 	}
 	return MPI_SUCCESS;
 }
@@ -220,8 +236,8 @@ void mpil_dt_pack(MPI_Datatype dt, const void *buf, int count, void *out)
 	}
 	st = ibx_dt_pack(dt->engine, count, buf, 0, len, out);
 	if (ibx_unlikely(st != IBX_OK))
-		ibx_error("packing %d elements of %s: %s", count, dt->name ? dt->name : "a datatype",
-			  ibx_status_str(st));
+		ibx_error("packing %d elements of %s: %s", count,
+			  dt->name ? dt->name : "a datatype", ibx_status_str(st));
 }
 
 void mpil_dt_unpack(MPI_Datatype dt, const void *in, size_t nbytes, void *buf)
@@ -238,8 +254,8 @@ void mpil_dt_unpack(MPI_Datatype dt, const void *in, size_t nbytes, void *buf)
 	count = (int64_t)((nbytes + dt->size - 1) / dt->size);
 	st = ibx_dt_unpack(dt->engine, count, buf, 0, (int64_t)nbytes, in);
 	if (ibx_unlikely(st != IBX_OK))
-		ibx_error("unpacking %zu bytes of %s: %s", nbytes, dt->name ? dt->name : "a datatype",
-			  ibx_status_str(st));
+		ibx_error("unpacking %zu bytes of %s: %s", nbytes,
+			  dt->name ? dt->name : "a datatype", ibx_status_str(st));
 }
 
 MPI_Count mpil_dt_elements(MPI_Datatype dt, MPI_Count nbytes)
@@ -321,8 +337,7 @@ int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint
 }
 
 MPIL_PMPI_ALIAS(Type_get_true_extent_x)
-int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb,
-				MPI_Count *true_extent)
+int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent)
 {
 	static const char F[] = "MPI_Type_get_true_extent_x";
 
@@ -459,9 +474,9 @@ int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
 		return mpil_err(comm, MPI_ERR_ARG, F, "size is NULL");
 	need = (uint64_t)incount * datatype->size;
 	if (need > INT_MAX)
-		return mpil_err(comm, MPI_ERR_ARG, F, "%d elements of %s take %llu bytes (> INT_MAX)",
-				incount, datatype->name ? datatype->name : "the datatype",
-				(unsigned long long)need);
+		return mpil_err(
+		    comm, MPI_ERR_ARG, F, "%d elements of %s take %llu bytes (> INT_MAX)", incount,
+		    datatype->name ? datatype->name : "the datatype", (unsigned long long)need);
 	*size = (int)need;
 	return MPI_SUCCESS;
 }

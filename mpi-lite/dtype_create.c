@@ -69,9 +69,10 @@ static int engine_err(ibx_status_t st, const char *fname)
 		return mpil_err(NULL, MPI_ERR_ARG, fname,
 				"the datatype's size, bounds or displacements overflow 64 bits");
 	case IBX_ERR_NO_RESOURCE:
-		return mpil_err(NULL, MPI_ERR_TYPE, fname,
-				"datatype nested deeper than %d constructors or too large to commit",
-				IBX_DT_MAX_TREE_DEPTH);
+		return mpil_err(
+		    NULL, MPI_ERR_TYPE, fname,
+		    "datatype nested deeper than %d constructors or too large to commit",
+		    IBX_DT_MAX_TREE_DEPTH);
 	default:
 		return mpil_err(NULL, MPI_ERR_ARG, fname, "invalid datatype construction: %s",
 				ibx_status_str(st));
@@ -154,12 +155,14 @@ static int widen(int count, const int *blens, const int *idispl, const MPI_Aint 
 	if (blens) {
 		bl = malloc(n * sizeof(*bl));
 		if (!bl)
-			return mpil_err(NULL, MPI_ERR_NO_MEM, fname, "no memory for %d blocks", count);
+			return mpil_err(NULL, MPI_ERR_NO_MEM, fname, "no memory for %d blocks",
+					count);
 		for (int i = 0; i < count; i++) {
 			if (blens[i] < 0) {
 				free(bl);
 				return mpil_err(NULL, MPI_ERR_ARG, fname,
-						"negative block length %d at index %d", blens[i], i);
+						"negative block length %d at index %d", blens[i],
+						i);
 			}
 			bl[i] = blens[i];
 		}
@@ -247,8 +250,8 @@ static int make_indexed(enum idx_kind kind, int count, const int *blens, int blo
 		MPIL_CHECK(check_blocklen(blocklength, fname));
 	MPIL_CHECK(check_array(count, bytes ? (const void *)adispl : (const void *)idispl,
 			       "array_of_displacements", fname));
-	MPIL_CHECK(widen(count, per_block ? blens : NULL, bytes ? NULL : idispl, adispl, &bl, &di,
-			 fname));
+	MPIL_CHECK(
+	    widen(count, per_block ? blens : NULL, bytes ? NULL : idispl, adispl, &bl, &di, fname));
 	switch (kind) {
 	case IDX: st = ibx_dt_indexed(count, bl, di, oldtype->engine, &e); break;
 	case HIDX: st = ibx_dt_hindexed(count, bl, di, oldtype->engine, &e); break;
@@ -283,9 +286,8 @@ int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
 }
 
 MPIL_PMPI_ALIAS(Type_create_indexed_block)
-int PMPI_Type_create_indexed_block(int count, int blocklength,
-				   const int array_of_displacements[], MPI_Datatype oldtype,
-				   MPI_Datatype *newtype)
+int PMPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[],
+				   MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
 	return make_indexed(IDX_BLOCK, count, NULL, blocklength, array_of_displacements, NULL,
 			    oldtype, newtype, "MPI_Type_create_indexed_block");
@@ -383,9 +385,9 @@ int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
 }
 
 MPIL_PMPI_ALIAS(Type_create_subarray)
-int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[],
-			      const int array_of_subsizes[], const int array_of_starts[],
-			      int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
+int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int array_of_subsizes[],
+			      const int array_of_starts[], int order, MPI_Datatype oldtype,
+			      MPI_Datatype *newtype)
 {
 	static const char F[] = "MPI_Type_create_subarray";
 	int64_t *sz, *sub, *start;
@@ -398,8 +400,9 @@ int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[],
 		return mpil_err(NULL, MPI_ERR_ARG, F, "ndims is %d (must be positive)", ndims);
 	if (!array_of_sizes || !array_of_subsizes || !array_of_starts)
 		return mpil_err(NULL, MPI_ERR_ARG, F, "%s is NULL",
-				!array_of_sizes ? "array_of_sizes"
-				: !array_of_subsizes ? "array_of_subsizes" : "array_of_starts");
+				!array_of_sizes	     ? "array_of_sizes"
+				: !array_of_subsizes ? "array_of_subsizes"
+						     : "array_of_starts");
 	if (order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN)
 		return mpil_err(NULL, MPI_ERR_ARG, F,
 				"order %d is neither MPI_ORDER_C nor MPI_ORDER_FORTRAN", order);
@@ -407,10 +410,11 @@ int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[],
 		int n = array_of_sizes[d], s = array_of_subsizes[d], o = array_of_starts[d];
 
 		if (n < 1 || s < 0 || s > n || o < 0 || o > n - s)
-			return mpil_err(NULL, MPI_ERR_ARG, F,
-					"dimension %d: size %d, subsize %d, start %d (need size >= 1, "
-					"0 <= subsize <= size, 0 <= start <= size - subsize)",
-					d, n, s, o);
+			return mpil_err(
+			    NULL, MPI_ERR_ARG, F,
+			    "dimension %d: size %d, subsize %d, start %d (need size >= 1, "
+			    "0 <= subsize <= size, 0 <= start <= size - subsize)",
+			    d, n, s, o);
 	}
 	sz = malloc(3 * (size_t)ndims * sizeof(*sz));
 	if (!sz)

@@ -21,103 +21,104 @@
 #include <unistd.h>
 
 struct mpil_errhandler mpil_errors_are_fatal = {
-	.magic = MPIL_MAGIC_ERRH, .kind = MPIL_ERRH_FATAL, .refcount = 1, .predefined = true,
+    .magic = MPIL_MAGIC_ERRH,
+    .kind = MPIL_ERRH_FATAL,
+    .refcount = 1,
+    .predefined = true,
 };
 struct mpil_errhandler mpil_errors_return = {
-	.magic = MPIL_MAGIC_ERRH, .kind = MPIL_ERRH_RETURN, .refcount = 1, .predefined = true,
+    .magic = MPIL_MAGIC_ERRH,
+    .kind = MPIL_ERRH_RETURN,
+    .refcount = 1,
+    .predefined = true,
 };
 
 static const struct {
 	const char *name;
 	const char *text;
 } err_table[MPI_ERR_LASTCODE + 1] = {
-	[MPI_SUCCESS] = { "MPI_SUCCESS", "no error" },
-	[MPI_ERR_BUFFER] = { "MPI_ERR_BUFFER", "invalid buffer pointer" },
-	[MPI_ERR_COUNT] = { "MPI_ERR_COUNT", "invalid count argument" },
-	[MPI_ERR_TYPE] = { "MPI_ERR_TYPE", "invalid datatype" },
-	[MPI_ERR_TAG] = { "MPI_ERR_TAG", "invalid tag" },
-	[MPI_ERR_COMM] = { "MPI_ERR_COMM", "invalid communicator" },
-	[MPI_ERR_RANK] = { "MPI_ERR_RANK", "invalid rank" },
-	[MPI_ERR_REQUEST] = { "MPI_ERR_REQUEST", "invalid request" },
-	[MPI_ERR_ROOT] = { "MPI_ERR_ROOT", "invalid root" },
-	[MPI_ERR_GROUP] = { "MPI_ERR_GROUP", "invalid group" },
-	[MPI_ERR_OP] = { "MPI_ERR_OP", "invalid reduction operation" },
-	[MPI_ERR_TOPOLOGY] = { "MPI_ERR_TOPOLOGY", "invalid topology" },
-	[MPI_ERR_DIMS] = { "MPI_ERR_DIMS", "invalid dimension argument" },
-	[MPI_ERR_ARG] = { "MPI_ERR_ARG", "invalid argument of some other kind" },
-	[MPI_ERR_UNKNOWN] = { "MPI_ERR_UNKNOWN", "unknown error" },
-	[MPI_ERR_TRUNCATE] = { "MPI_ERR_TRUNCATE", "message truncated on receive" },
-	[MPI_ERR_OTHER] = { "MPI_ERR_OTHER", "known error not in this list" },
-	[MPI_ERR_INTERN] = { "MPI_ERR_INTERN", "internal MPI (implementation) error" },
-	[MPI_ERR_PENDING] = { "MPI_ERR_PENDING", "pending request" },
-	[MPI_ERR_IN_STATUS] = { "MPI_ERR_IN_STATUS", "error code is in status" },
-	[MPI_ERR_ACCESS] = { "MPI_ERR_ACCESS", "permission denied" },
-	[MPI_ERR_AMODE] = { "MPI_ERR_AMODE", "error related to the amode passed to MPI_File_open" },
-	[MPI_ERR_ASSERT] = { "MPI_ERR_ASSERT", "invalid assertion argument" },
-	[MPI_ERR_BAD_FILE] = { "MPI_ERR_BAD_FILE", "invalid file name" },
-	[MPI_ERR_BASE] = { "MPI_ERR_BASE", "invalid base passed to MPI_Free_mem" },
-	[MPI_ERR_CONVERSION] = { "MPI_ERR_CONVERSION",
-				 "error in a user-supplied data conversion function" },
-	[MPI_ERR_DISP] = { "MPI_ERR_DISP", "invalid displacement argument" },
-	[MPI_ERR_DUP_DATAREP] = { "MPI_ERR_DUP_DATAREP",
-				  "data representation identifier already registered" },
-	[MPI_ERR_FILE_EXISTS] = { "MPI_ERR_FILE_EXISTS", "file exists" },
-	[MPI_ERR_FILE_IN_USE] = { "MPI_ERR_FILE_IN_USE", "file operation could not be completed: file in use" },
-	[MPI_ERR_FILE] = { "MPI_ERR_FILE", "invalid file handle" },
-	[MPI_ERR_INFO_KEY] = { "MPI_ERR_INFO_KEY", "key longer than MPI_MAX_INFO_KEY" },
-	[MPI_ERR_INFO_NOKEY] = { "MPI_ERR_INFO_NOKEY", "invalid key passed to MPI_Info_delete" },
-	[MPI_ERR_INFO_VALUE] = { "MPI_ERR_INFO_VALUE", "value longer than MPI_MAX_INFO_VAL" },
-	[MPI_ERR_INFO] = { "MPI_ERR_INFO", "invalid info argument" },
-	[MPI_ERR_IO] = { "MPI_ERR_IO", "other I/O error" },
-	[MPI_ERR_KEYVAL] = { "MPI_ERR_KEYVAL", "invalid keyval" },
-	[MPI_ERR_LOCKTYPE] = { "MPI_ERR_LOCKTYPE", "invalid lock type" },
-	[MPI_ERR_NAME] = { "MPI_ERR_NAME", "invalid service name passed to MPI_Lookup_name" },
-	[MPI_ERR_NO_MEM] = { "MPI_ERR_NO_MEM", "out of memory" },
-	[MPI_ERR_NOT_SAME] = { "MPI_ERR_NOT_SAME",
-			       "collective argument not identical on all processes" },
-	[MPI_ERR_NO_SPACE] = { "MPI_ERR_NO_SPACE", "not enough space" },
-	[MPI_ERR_NO_SUCH_FILE] = { "MPI_ERR_NO_SUCH_FILE", "file does not exist" },
-	[MPI_ERR_PORT] = { "MPI_ERR_PORT", "invalid port name" },
-	[MPI_ERR_QUOTA] = { "MPI_ERR_QUOTA", "quota exceeded" },
-	[MPI_ERR_READ_ONLY] = { "MPI_ERR_READ_ONLY", "read-only file or file system" },
-	[MPI_ERR_RMA_ATTACH] = { "MPI_ERR_RMA_ATTACH", "memory cannot be attached" },
-	[MPI_ERR_RMA_CONFLICT] = { "MPI_ERR_RMA_CONFLICT", "conflicting accesses to window" },
-	[MPI_ERR_RMA_RANGE] = { "MPI_ERR_RMA_RANGE",
-				"target memory is not part of the window" },
-	[MPI_ERR_RMA_SHARED] = { "MPI_ERR_RMA_SHARED", "memory cannot be shared" },
-	[MPI_ERR_RMA_SYNC] = { "MPI_ERR_RMA_SYNC", "wrong synchronization of RMA calls" },
-	[MPI_ERR_RMA_FLAVOR] = { "MPI_ERR_RMA_FLAVOR", "wrong type of window" },
-	[MPI_ERR_SERVICE] = { "MPI_ERR_SERVICE", "invalid service name passed to MPI_Unpublish_name" },
-	[MPI_ERR_SIZE] = { "MPI_ERR_SIZE", "invalid size argument" },
-	[MPI_ERR_SPAWN] = { "MPI_ERR_SPAWN", "error in spawning processes" },
-	[MPI_ERR_UNSUPPORTED_DATAREP] = { "MPI_ERR_UNSUPPORTED_DATAREP",
-					  "unsupported data representation" },
-	[MPI_ERR_UNSUPPORTED_OPERATION] = { "MPI_ERR_UNSUPPORTED_OPERATION",
-					    "unsupported operation" },
-	[MPI_ERR_WIN] = { "MPI_ERR_WIN", "invalid window" },
-	[MPI_T_ERR_MEMORY] = { "MPI_T_ERR_MEMORY", "out of memory (tool interface)" },
-	[MPI_T_ERR_NOT_INITIALIZED] = { "MPI_T_ERR_NOT_INITIALIZED",
-					"tool interface not initialized" },
-	[MPI_T_ERR_CANNOT_INIT] = { "MPI_T_ERR_CANNOT_INIT", "tool interface cannot be initialized" },
-	[MPI_T_ERR_INVALID_INDEX] = { "MPI_T_ERR_INVALID_INDEX", "index invalid or out of range" },
-	[MPI_T_ERR_INVALID_ITEM] = { "MPI_T_ERR_INVALID_ITEM", "item index out of range" },
-	[MPI_T_ERR_INVALID_HANDLE] = { "MPI_T_ERR_INVALID_HANDLE", "invalid handle" },
-	[MPI_T_ERR_OUT_OF_HANDLES] = { "MPI_T_ERR_OUT_OF_HANDLES", "no more handles available" },
-	[MPI_T_ERR_OUT_OF_SESSIONS] = { "MPI_T_ERR_OUT_OF_SESSIONS",
-					"no more sessions available" },
-	[MPI_T_ERR_INVALID_SESSION] = { "MPI_T_ERR_INVALID_SESSION", "invalid session" },
-	[MPI_T_ERR_CVAR_SET_NOT_NOW] = { "MPI_T_ERR_CVAR_SET_NOT_NOW",
-					 "control variable cannot be set at this moment" },
-	[MPI_T_ERR_CVAR_SET_NEVER] = { "MPI_T_ERR_CVAR_SET_NEVER",
-				       "control variable cannot be set until end of execution" },
-	[MPI_T_ERR_PVAR_NO_STARTSTOP] = { "MPI_T_ERR_PVAR_NO_STARTSTOP",
-					  "variable cannot be started or stopped" },
-	[MPI_T_ERR_PVAR_NO_WRITE] = { "MPI_T_ERR_PVAR_NO_WRITE",
-				      "variable cannot be written or reset" },
-	[MPI_T_ERR_PVAR_NO_ATOMIC] = { "MPI_T_ERR_PVAR_NO_ATOMIC",
-				       "variable cannot be read and written atomically" },
-	[MPI_T_ERR_INVALID_NAME] = { "MPI_T_ERR_INVALID_NAME", "invalid variable name" },
-	[MPI_T_ERR_INVALID] = { "MPI_T_ERR_INVALID", "invalid use of the tool interface" },
+    [MPI_SUCCESS] = {"MPI_SUCCESS", "no error"},
+    [MPI_ERR_BUFFER] = {"MPI_ERR_BUFFER", "invalid buffer pointer"},
+    [MPI_ERR_COUNT] = {"MPI_ERR_COUNT", "invalid count argument"},
+    [MPI_ERR_TYPE] = {"MPI_ERR_TYPE", "invalid datatype"},
+    [MPI_ERR_TAG] = {"MPI_ERR_TAG", "invalid tag"},
+    [MPI_ERR_COMM] = {"MPI_ERR_COMM", "invalid communicator"},
+    [MPI_ERR_RANK] = {"MPI_ERR_RANK", "invalid rank"},
+    [MPI_ERR_REQUEST] = {"MPI_ERR_REQUEST", "invalid request"},
+    [MPI_ERR_ROOT] = {"MPI_ERR_ROOT", "invalid root"},
+    [MPI_ERR_GROUP] = {"MPI_ERR_GROUP", "invalid group"},
+    [MPI_ERR_OP] = {"MPI_ERR_OP", "invalid reduction operation"},
+    [MPI_ERR_TOPOLOGY] = {"MPI_ERR_TOPOLOGY", "invalid topology"},
+    [MPI_ERR_DIMS] = {"MPI_ERR_DIMS", "invalid dimension argument"},
+    [MPI_ERR_ARG] = {"MPI_ERR_ARG", "invalid argument of some other kind"},
+    [MPI_ERR_UNKNOWN] = {"MPI_ERR_UNKNOWN", "unknown error"},
+    [MPI_ERR_TRUNCATE] = {"MPI_ERR_TRUNCATE", "message truncated on receive"},
+    [MPI_ERR_OTHER] = {"MPI_ERR_OTHER", "known error not in this list"},
+    [MPI_ERR_INTERN] = {"MPI_ERR_INTERN", "internal MPI (implementation) error"},
+    [MPI_ERR_PENDING] = {"MPI_ERR_PENDING", "pending request"},
+    [MPI_ERR_IN_STATUS] = {"MPI_ERR_IN_STATUS", "error code is in status"},
+    [MPI_ERR_ACCESS] = {"MPI_ERR_ACCESS", "permission denied"},
+    [MPI_ERR_AMODE] = {"MPI_ERR_AMODE", "error related to the amode passed to MPI_File_open"},
+    [MPI_ERR_ASSERT] = {"MPI_ERR_ASSERT", "invalid assertion argument"},
+    [MPI_ERR_BAD_FILE] = {"MPI_ERR_BAD_FILE", "invalid file name"},
+    [MPI_ERR_BASE] = {"MPI_ERR_BASE", "invalid base passed to MPI_Free_mem"},
+    [MPI_ERR_CONVERSION] = {"MPI_ERR_CONVERSION",
+			    "error in a user-supplied data conversion function"},
+    [MPI_ERR_DISP] = {"MPI_ERR_DISP", "invalid displacement argument"},
+    [MPI_ERR_DUP_DATAREP] = {"MPI_ERR_DUP_DATAREP",
+			     "data representation identifier already registered"},
+    [MPI_ERR_FILE_EXISTS] = {"MPI_ERR_FILE_EXISTS", "file exists"},
+    [MPI_ERR_FILE_IN_USE] = {"MPI_ERR_FILE_IN_USE",
+			     "file operation could not be completed: file in use"},
+    [MPI_ERR_FILE] = {"MPI_ERR_FILE", "invalid file handle"},
+    [MPI_ERR_INFO_KEY] = {"MPI_ERR_INFO_KEY", "key longer than MPI_MAX_INFO_KEY"},
+    [MPI_ERR_INFO_NOKEY] = {"MPI_ERR_INFO_NOKEY", "invalid key passed to MPI_Info_delete"},
+    [MPI_ERR_INFO_VALUE] = {"MPI_ERR_INFO_VALUE", "value longer than MPI_MAX_INFO_VAL"},
+    [MPI_ERR_INFO] = {"MPI_ERR_INFO", "invalid info argument"},
+    [MPI_ERR_IO] = {"MPI_ERR_IO", "other I/O error"},
+    [MPI_ERR_KEYVAL] = {"MPI_ERR_KEYVAL", "invalid keyval"},
+    [MPI_ERR_LOCKTYPE] = {"MPI_ERR_LOCKTYPE", "invalid lock type"},
+    [MPI_ERR_NAME] = {"MPI_ERR_NAME", "invalid service name passed to MPI_Lookup_name"},
+    [MPI_ERR_NO_MEM] = {"MPI_ERR_NO_MEM", "out of memory"},
+    [MPI_ERR_NOT_SAME] = {"MPI_ERR_NOT_SAME", "collective argument not identical on all processes"},
+    [MPI_ERR_NO_SPACE] = {"MPI_ERR_NO_SPACE", "not enough space"},
+    [MPI_ERR_NO_SUCH_FILE] = {"MPI_ERR_NO_SUCH_FILE", "file does not exist"},
+    [MPI_ERR_PORT] = {"MPI_ERR_PORT", "invalid port name"},
+    [MPI_ERR_QUOTA] = {"MPI_ERR_QUOTA", "quota exceeded"},
+    [MPI_ERR_READ_ONLY] = {"MPI_ERR_READ_ONLY", "read-only file or file system"},
+    [MPI_ERR_RMA_ATTACH] = {"MPI_ERR_RMA_ATTACH", "memory cannot be attached"},
+    [MPI_ERR_RMA_CONFLICT] = {"MPI_ERR_RMA_CONFLICT", "conflicting accesses to window"},
+    [MPI_ERR_RMA_RANGE] = {"MPI_ERR_RMA_RANGE", "target memory is not part of the window"},
+    [MPI_ERR_RMA_SHARED] = {"MPI_ERR_RMA_SHARED", "memory cannot be shared"},
+    [MPI_ERR_RMA_SYNC] = {"MPI_ERR_RMA_SYNC", "wrong synchronization of RMA calls"},
+    [MPI_ERR_RMA_FLAVOR] = {"MPI_ERR_RMA_FLAVOR", "wrong type of window"},
+    [MPI_ERR_SERVICE] = {"MPI_ERR_SERVICE", "invalid service name passed to MPI_Unpublish_name"},
+    [MPI_ERR_SIZE] = {"MPI_ERR_SIZE", "invalid size argument"},
+    [MPI_ERR_SPAWN] = {"MPI_ERR_SPAWN", "error in spawning processes"},
+    [MPI_ERR_UNSUPPORTED_DATAREP] = {"MPI_ERR_UNSUPPORTED_DATAREP",
+				     "unsupported data representation"},
+    [MPI_ERR_UNSUPPORTED_OPERATION] = {"MPI_ERR_UNSUPPORTED_OPERATION", "unsupported operation"},
+    [MPI_ERR_WIN] = {"MPI_ERR_WIN", "invalid window"},
+    [MPI_T_ERR_MEMORY] = {"MPI_T_ERR_MEMORY", "out of memory (tool interface)"},
+    [MPI_T_ERR_NOT_INITIALIZED] = {"MPI_T_ERR_NOT_INITIALIZED", "tool interface not initialized"},
+    [MPI_T_ERR_CANNOT_INIT] = {"MPI_T_ERR_CANNOT_INIT", "tool interface cannot be initialized"},
+    [MPI_T_ERR_INVALID_INDEX] = {"MPI_T_ERR_INVALID_INDEX", "index invalid or out of range"},
+    [MPI_T_ERR_INVALID_ITEM] = {"MPI_T_ERR_INVALID_ITEM", "item index out of range"},
+    [MPI_T_ERR_INVALID_HANDLE] = {"MPI_T_ERR_INVALID_HANDLE", "invalid handle"},
+    [MPI_T_ERR_OUT_OF_HANDLES] = {"MPI_T_ERR_OUT_OF_HANDLES", "no more handles available"},
+    [MPI_T_ERR_OUT_OF_SESSIONS] = {"MPI_T_ERR_OUT_OF_SESSIONS", "no more sessions available"},
+    [MPI_T_ERR_INVALID_SESSION] = {"MPI_T_ERR_INVALID_SESSION", "invalid session"},
+    [MPI_T_ERR_CVAR_SET_NOT_NOW] = {"MPI_T_ERR_CVAR_SET_NOT_NOW",
+				    "control variable cannot be set at this moment"},
+    [MPI_T_ERR_CVAR_SET_NEVER] = {"MPI_T_ERR_CVAR_SET_NEVER",
+				  "control variable cannot be set until end of execution"},
+    [MPI_T_ERR_PVAR_NO_STARTSTOP] = {"MPI_T_ERR_PVAR_NO_STARTSTOP",
+				     "variable cannot be started or stopped"},
+    [MPI_T_ERR_PVAR_NO_WRITE] = {"MPI_T_ERR_PVAR_NO_WRITE", "variable cannot be written or reset"},
+    [MPI_T_ERR_PVAR_NO_ATOMIC] = {"MPI_T_ERR_PVAR_NO_ATOMIC",
+				  "variable cannot be read and written atomically"},
+    [MPI_T_ERR_INVALID_NAME] = {"MPI_T_ERR_INVALID_NAME", "invalid variable name"},
+    [MPI_T_ERR_INVALID] = {"MPI_T_ERR_INVALID", "invalid use of the tool interface"},
 };
 
 const char *mpil_err_class_name(int errclass)
@@ -131,8 +132,7 @@ int mpil_err_from_ibx(ibx_status_t st)
 {
 	switch (st) {
 	case IBX_OK:
-	case IBX_INPROGRESS:
-		return MPI_SUCCESS;
+	case IBX_INPROGRESS: return MPI_SUCCESS;
 	case IBX_ERR_TRUNCATED: return MPI_ERR_TRUNCATE;
 	case IBX_ERR_NO_MEMORY: return MPI_ERR_NO_MEM;
 	case IBX_ERR_INVALID_PARAM: return MPI_ERR_ARG;
@@ -148,8 +148,7 @@ int mpil_err_from_ibx(ibx_status_t st)
 	case IBX_ERR_CANCELED:
 	case IBX_ERR_REMOTE_ACCESS:
 	case IBX_ERR_CORRUPT:
-	case IBX_ERR_NOT_FOUND:
-		return MPI_ERR_OTHER;
+	case IBX_ERR_NOT_FOUND: return MPI_ERR_OTHER;
 	}
 	return MPI_ERR_INTERN;
 }
@@ -169,8 +168,7 @@ static int raise_on(MPI_Comm comm, int errclass, const char *fname, const char *
 	MPI_Errhandler eh = comm->errhandler;
 
 	switch (eh->kind) {
-	case MPIL_ERRH_RETURN:
-		return errclass;
+	case MPIL_ERRH_RETURN: return errclass;
 	case MPIL_ERRH_USER: {
 		MPI_Comm c = comm;
 		int code = errclass;
@@ -210,7 +208,8 @@ int mpil_err(MPI_Comm comm, int errclass, const char *fname, const char *fmt, ..
 int mpil_err_state(const char *fname)
 {
 	return mpil_err(NULL, MPI_ERR_OTHER, fname, "called %s",
-			mpil_g.state == MPIL_STATE_PRE_INIT ? "before MPI_Init" : "after MPI_Finalize");
+			mpil_g.state == MPIL_STATE_PRE_INIT ? "before MPI_Init"
+							    : "after MPI_Finalize");
 }
 
 void mpil_errh_release(MPI_Errhandler eh)
@@ -262,15 +261,15 @@ int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
 }
 
 MPIL_PMPI_ALIAS(Comm_create_errhandler)
-int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *function,
-				MPI_Errhandler *errhandler)
+int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *function, MPI_Errhandler *errhandler)
 {
 	static const char F[] = "MPI_Comm_create_errhandler";
 	MPI_Errhandler eh;
 
 	MPIL_CHECK(mpil_check_init(F));
 	if (!function || !errhandler)
-		return mpil_err(NULL, MPI_ERR_ARG, F, "%s is NULL", function ? "errhandler" : "function");
+		return mpil_err(NULL, MPI_ERR_ARG, F, "%s is NULL",
+				function ? "errhandler" : "function");
 	eh = calloc(1, sizeof(*eh));
 	if (!eh)
 		return mpil_err(NULL, MPI_ERR_NO_MEM, F, "allocating an error handler");
@@ -315,7 +314,8 @@ int PMPI_Error_string(int errorcode, char *string, int *resultlen)
 	int n;
 
 	if (!string || !resultlen)
-		return mpil_err(NULL, MPI_ERR_ARG, F, "%s is NULL", string ? "resultlen" : "string");
+		return mpil_err(NULL, MPI_ERR_ARG, F, "%s is NULL",
+				string ? "resultlen" : "string");
 	if (errorcode < 0 || errorcode > MPI_ERR_LASTCODE)
 		return mpil_err(NULL, MPI_ERR_ARG, F, "invalid error code %d", errorcode);
 	n = snprintf(string, MPI_MAX_ERROR_STRING, "%s: %s", err_table[errorcode].name,

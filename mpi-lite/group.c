@@ -12,8 +12,11 @@
 #include <stdlib.h>
 
 struct mpil_group mpil_group_empty = {
-	.magic = MPIL_MAGIC_GROUP, .refcount = 1, .size = 0, .rank = MPI_UNDEFINED,
-	.predefined = true,
+    .magic = MPIL_MAGIC_GROUP,
+    .refcount = 1,
+    .size = 0,
+    .rank = MPI_UNDEFINED,
+    .predefined = true,
 };
 
 static mpil_pool_t group_pool = MPIL_POOL_INIT(struct mpil_group);
@@ -280,11 +283,10 @@ static int check_rank_list(MPI_Group g, int n, const int *ranks, const char *fna
 
 		if (r < 0 || r >= g->size || seen[r]) {
 			free(seen);
-			return mpil_err(NULL, MPI_ERR_RANK, fname,
-					"ranks[%d] = %d is %s (group size %d)", i, r,
-					r < 0 || r >= g->size ? "not a rank of the group"
-							      : "listed twice",
-					g->size);
+			return mpil_err(
+			    NULL, MPI_ERR_RANK, fname, "ranks[%d] = %d is %s (group size %d)", i, r,
+			    r < 0 || r >= g->size ? "not a rank of the group" : "listed twice",
+			    g->size);
 		}
 		seen[r] = true;
 	}

@@ -26,7 +26,9 @@ struct mpil_info {
 };
 
 struct mpil_info mpil_info_env = {
-	.magic = MPIL_MAGIC_INFO, .refcount = 1, .predefined = true,
+    .magic = MPIL_MAGIC_INFO,
+    .refcount = 1,
+    .predefined = true,
 };
 
 static mpil_pool_t info_pool = MPIL_POOL_INIT(struct mpil_info);
@@ -127,8 +129,9 @@ static int get_key(const char *key, char **key_p, const char *fname)
 		return mpil_err(NULL, MPI_ERR_INFO_KEY, fname, "key is NULL");
 	n = strnlen(key, MPI_MAX_INFO_KEY + 1);
 	if (n == 0 || n > MPI_MAX_INFO_KEY)
-		return mpil_err(NULL, MPI_ERR_INFO_KEY, fname, "key of %s characters (1..%d allowed)",
-				n ? "too many" : "0", MPI_MAX_INFO_KEY);
+		return mpil_err(NULL, MPI_ERR_INFO_KEY, fname,
+				"key of %s characters (1..%d allowed)", n ? "too many" : "0",
+				MPI_MAX_INFO_KEY);
 	k = strndup(key, n);
 	if (!k)
 		return mpil_err(NULL, MPI_ERR_NO_MEM, fname, "no memory");

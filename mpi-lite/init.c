@@ -20,11 +20,11 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-mpil_global_t mpil_g = { .state = MPIL_STATE_PRE_INIT };
+mpil_global_t mpil_g = {.state = MPIL_STATE_PRE_INIT};
 
 static int init_common(int required, const char *fname)
 {
-	ibx_init_params_t params = { 0 };
+	ibx_init_params_t params = {0};
 	ibx_status_t st;
 	int err;
 
@@ -41,7 +41,7 @@ static int init_common(int required, const char *fname)
 	}
 	mpil_g.world_rank = ibx_rank(mpil_g.ctx);
 	mpil_g.world_size = ibx_size(mpil_g.ctx);
-	mpil_g.thread_level = required <= MPI_THREAD_SINGLE   ? MPI_THREAD_SINGLE
+	mpil_g.thread_level = required <= MPI_THREAD_SINGLE	? MPI_THREAD_SINGLE
 			      : required == MPI_THREAD_FUNNELED ? MPI_THREAD_FUNNELED
 								: MPI_THREAD_SERIALIZED;
 	mpil_g.main_thread = pthread_self();
@@ -119,11 +119,12 @@ int PMPI_Finalize(void)
 	mpil_attr_fini();
 	mpil_dt_fini();
 	if (st != IBX_OK)
-		return mpil_err(NULL, mpil_err_from_ibx(st), F, "the ibx engine did not shut down cleanly: %s",
-				ibx_status_str(st));
+		return mpil_err(NULL, mpil_err_from_ibx(st), F,
+				"the ibx engine did not shut down cleanly: %s", ibx_status_str(st));
 	if (attr_err != MPI_SUCCESS)
-		return mpil_err(NULL, attr_err, F,
-				"an attribute delete callback failed on MPI_COMM_SELF or MPI_COMM_WORLD");
+		return mpil_err(
+		    NULL, attr_err, F,
+		    "an attribute delete callback failed on MPI_COMM_SELF or MPI_COMM_WORLD");
 	return MPI_SUCCESS;
 }
 

@@ -43,17 +43,17 @@
 #include <stdint.h>
 
 /* Every MPI_X is defined as PMPI_X with a weak MPI_X alias (profiling). */
-#define MPIL_PRAGMA_(x) _Pragma(#x)
+#define MPIL_PRAGMA_(x)	      _Pragma(#x)
 #define MPIL_PMPI_ALIAS(name) MPIL_PRAGMA_(weak MPI_##name = PMPI_##name)
 
-#define MPIL_MAGIC_COMM 0x6d436f6du /* "mCom" */
+#define MPIL_MAGIC_COMM	 0x6d436f6du /* "mCom" */
 #define MPIL_MAGIC_DTYPE 0x6d447479u
-#define MPIL_MAGIC_OP 0x6d4f7021u
-#define MPIL_MAGIC_REQ 0x6d526571u
-#define MPIL_MAGIC_ERRH 0x6d457268u
+#define MPIL_MAGIC_OP	 0x6d4f7021u
+#define MPIL_MAGIC_REQ	 0x6d526571u
+#define MPIL_MAGIC_ERRH	 0x6d457268u
 #define MPIL_MAGIC_GROUP 0x6d477270u
-#define MPIL_MAGIC_INFO 0x6d496e66u
-#define MPIL_MAGIC_DEAD 0xdeadbeefu /* a freed object */
+#define MPIL_MAGIC_INFO	 0x6d496e66u
+#define MPIL_MAGIC_DEAD	 0xdeadbeefu /* a freed object */
 /* freed by the user, still held by a pending operation (handle.c) */
 #define MPIL_MAGIC_ZOMBIE 0xdeadbee5u
 
@@ -67,8 +67,8 @@ struct mpil_request;
 struct mpil_req_chunk;
 
 typedef struct mpil_global {
-	int state;                 /* enum mpil_state */
-	int thread_level;          /* provided level */
+	int state;	  /* enum mpil_state */
+	int thread_level; /* provided level */
 	pthread_t main_thread;
 	ibx_ctx_t *ctx;
 	int world_rank, world_size;
@@ -90,8 +90,8 @@ enum mpil_errh_kind { MPIL_ERRH_FATAL, MPIL_ERRH_RETURN, MPIL_ERRH_USER };
 
 struct mpil_errhandler {
 	uint32_t magic;
-	int kind;                  /* enum mpil_errh_kind */
-	int refcount;              /* user handlers: handle + communicators using it */
+	int kind;     /* enum mpil_errh_kind */
+	int refcount; /* user handlers: handle + communicators using it */
 	bool predefined;
 	MPI_Comm_errhandler_function *comm_fn;
 };
@@ -112,15 +112,15 @@ int mpil_err_from_ibx(ibx_status_t st);
  * and ends the job (ibx_abort). Returns @errclass for the caller to return.
  */
 int mpil_err(MPI_Comm comm, int errclass, const char *fname, const char *fmt, ...)
-	__attribute__((cold, noinline, format(printf, 4, 5)));
+    __attribute__((cold, noinline, format(printf, 4, 5)));
 /* A call before MPI_Init or after MPI_Finalize. */
 int mpil_err_state(const char *fname) __attribute__((cold, noinline));
 
-#define MPIL_CHECK(expr)                                                  \
-	do {                                                              \
-		int mpil_rc_ = (expr);                                    \
-		if (ibx_unlikely(mpil_rc_ != MPI_SUCCESS))                \
-			return mpil_rc_;                                  \
+#define MPIL_CHECK(expr)                                                                           \
+	do {                                                                                       \
+		int mpil_rc_ = (expr);                                                             \
+		if (ibx_unlikely(mpil_rc_ != MPI_SUCCESS))                                         \
+			return mpil_rc_;                                                           \
 	} while (0)
 
 static inline int mpil_check_init(const char *fname)
@@ -137,11 +137,14 @@ static inline int mpil_check_init(const char *fname)
  * magic and are at least 16 bytes. */
 typedef struct mpil_pool {
 	size_t objsize;
-	void *chunks;              /* allocation list */
-	void *head, *tail;         /* free slots, oldest first */
+	void *chunks;	   /* allocation list */
+	void *head, *tail; /* free slots, oldest first */
 } mpil_pool_t;
 
-#define MPIL_POOL_INIT(type) { .objsize = sizeof(type) }
+#define MPIL_POOL_INIT(type)                                                                       \
+	{                                                                                          \
+		.objsize = sizeof(type)                                                            \
+	}
 
 /* A zeroed slot, or NULL when out of memory. */
 void *mpil_pool_get(mpil_pool_t *pool);
@@ -155,7 +158,7 @@ void mpil_pool_fini(mpil_pool_t *pool, void (*live)(void *obj));
 struct mpil_comm {
 	uint32_t magic;
 	int refcount;
-	uint32_t cid;              /* context id (even); collectives use cid | 1 */
+	uint32_t cid; /* context id (even); collectives use cid | 1 */
 	int rank, size;
 	/* NULL means identity (the world's own numbering). Otherwise
 	 * rank_to_world[size] and world_to_rank[world size], -1 for
@@ -164,10 +167,10 @@ struct mpil_comm {
 	int *world_to_rank;
 	MPI_Errhandler errhandler;
 	bool predefined;
-	uint32_t coll_seq;         /* collectives started (nonblocking ones, later) */
-	void *attrs;               /* cached attributes (attr.c) */
-	void *topo;                /* process topology (later) */
-	MPI_Info info;             /* hints (MPI_Comm_set_info), or MPI_INFO_NULL */
+	uint32_t coll_seq; /* collectives started (nonblocking ones, later) */
+	void *attrs;	   /* cached attributes (attr.c) */
+	void *topo;	   /* process topology (later) */
+	MPI_Info info;	   /* hints (MPI_Comm_set_info), or MPI_INFO_NULL */
 	char name[MPI_MAX_OBJECT_NAME];
 };
 
@@ -212,7 +215,7 @@ static inline int mpil_check_comm(MPI_Comm comm, const char *fname)
 
 /* ---- engine tags ------------------------------------------------------------- */
 #define MPIL_MASK_ANY_TAG (~(ibx_tag_t)0 << 32)
-#define MPIL_MASK_TAG IBX_TAG_MASK_ALL
+#define MPIL_MASK_TAG	  IBX_TAG_MASK_ALL
 
 static inline ibx_tag_t mpil_tag(uint32_t cid, int tag)
 {
@@ -229,8 +232,8 @@ struct mpil_group {
 	uint32_t magic;
 	int refcount;
 	int size;
-	int rank;                  /* this process's rank in it, or MPI_UNDEFINED */
-	int *world;                /* world rank of each member */
+	int rank;   /* this process's rank in it, or MPI_UNDEFINED */
+	int *world; /* world rank of each member */
 	bool predefined;
 };
 
@@ -317,27 +320,45 @@ typedef enum mpil_dt_kind {
 
 /* The groups of MPI-3.1 §5.9.2 that decide which reduction ops apply. */
 enum mpil_dt_group {
-	MPIL_DTG_NONE = 0,         /* no predefined op applies (MPI_CHAR, MPI_PACKED...) */
-	MPIL_DTG_INT = 1u << 0,    /* C integer */
-	MPIL_DTG_MULTI = 1u << 1,  /* multi-language: MPI_AINT, MPI_OFFSET, MPI_COUNT */
-	MPIL_DTG_FLOAT = 1u << 2,  /* floating point */
+	MPIL_DTG_NONE = 0,	  /* no predefined op applies (MPI_CHAR, MPI_PACKED...) */
+	MPIL_DTG_INT = 1u << 0,	  /* C integer */
+	MPIL_DTG_MULTI = 1u << 1, /* multi-language: MPI_AINT, MPI_OFFSET, MPI_COUNT */
+	MPIL_DTG_FLOAT = 1u << 2, /* floating point */
 	MPIL_DTG_COMPLEX = 1u << 3,
 	MPIL_DTG_LOGICAL = 1u << 4,
 	MPIL_DTG_BYTE = 1u << 5,
-	MPIL_DTG_PAIR = 1u << 6,   /* MPI_MAXLOC / MPI_MINLOC pairs */
+	MPIL_DTG_PAIR = 1u << 6, /* MPI_MAXLOC / MPI_MINLOC pairs */
 };
 
 /* The C layout of the MPI_MAXLOC / MPI_MINLOC pair types. */
-typedef struct { float v; int i; } mpil_float_int_t;
-typedef struct { double v; int i; } mpil_double_int_t;
-typedef struct { long v; int i; } mpil_long_int_t;
-typedef struct { int v; int i; } mpil_2int_t;
-typedef struct { short v; int i; } mpil_short_int_t;
-typedef struct { long double v; int i; } mpil_long_double_int_t;
+typedef struct {
+	float v;
+	int i;
+} mpil_float_int_t;
+typedef struct {
+	double v;
+	int i;
+} mpil_double_int_t;
+typedef struct {
+	long v;
+	int i;
+} mpil_long_int_t;
+typedef struct {
+	int v;
+	int i;
+} mpil_2int_t;
+typedef struct {
+	short v;
+	int i;
+} mpil_short_int_t;
+typedef struct {
+	long double v;
+	int i;
+} mpil_long_double_int_t;
 
 /* Datatype flags. */
 #define MPIL_DTF_PREDEFINED 0x1u
-#define MPIL_DTF_COMMITTED 0x2u
+#define MPIL_DTF_COMMITTED  0x2u
 /* count elements are the bytes [buf + true_lb, buf + true_lb + count * size):
  * sent and received without packing. */
 #define MPIL_DTF_CONTIG 0x4u
@@ -353,13 +374,13 @@ typedef struct mpil_dt_block {
 struct mpil_datatype {
 	uint32_t magic;
 	int refcount;
-	uint16_t kind;             /* mpil_dt_kind_t */
-	uint16_t group;            /* enum mpil_dt_group */
-	unsigned flags;            /* MPIL_DTF_* */
-	size_t size;               /* bytes of data in one element */
+	uint16_t kind;	/* mpil_dt_kind_t */
+	uint16_t group; /* enum mpil_dt_group */
+	unsigned flags; /* MPIL_DTF_* */
+	size_t size;	/* bytes of data in one element */
 	MPI_Aint lb, extent;
 	MPI_Aint true_lb, true_extent;
-	MPI_Count elements;        /* basic elements in one element */
+	MPI_Count elements; /* basic elements in one element */
 	/* Non-contiguous predefined types (the pairs): the typemap of one
 	 * element (informative: packing goes through the engine type). */
 	int nblocks;
@@ -415,7 +436,8 @@ static inline int mpil_check_dtype(MPI_Comm comm, MPI_Datatype dt, const char *f
 	if (ibx_unlikely(!dt))
 		return mpil_err(comm, MPI_ERR_TYPE, fname, "datatype is MPI_DATATYPE_NULL");
 	if (ibx_unlikely(dt->magic != MPIL_MAGIC_DTYPE))
-		return mpil_err(comm, MPI_ERR_TYPE, fname, "invalid datatype handle %p", (void *)dt);
+		return mpil_err(comm, MPI_ERR_TYPE, fname, "invalid datatype handle %p",
+				(void *)dt);
 	if (ibx_unlikely(!(dt->flags & MPIL_DTF_COMMITTED)))
 		return mpil_err(comm, MPI_ERR_TYPE, fname, "datatype %s is not committed",
 				dt->name ? dt->name : "(unnamed)");
@@ -428,9 +450,10 @@ static inline int mpil_check_dtype_handle(MPI_Comm comm, MPI_Datatype dt, const 
 	if (ibx_unlikely(!dt))
 		return mpil_err(comm, MPI_ERR_TYPE, fname, "datatype is MPI_DATATYPE_NULL");
 	if (ibx_unlikely(dt->magic != MPIL_MAGIC_DTYPE))
-		return mpil_err(comm, MPI_ERR_TYPE, fname, "invalid datatype handle %p%s", (void *)dt,
-				dt->magic == MPIL_MAGIC_DEAD || dt->magic == MPIL_MAGIC_ZOMBIE
-					? " (freed)" : "");
+		return mpil_err(
+		    comm, MPI_ERR_TYPE, fname, "invalid datatype handle %p%s", (void *)dt,
+		    dt->magic == MPIL_MAGIC_DEAD || dt->magic == MPIL_MAGIC_ZOMBIE ? " (freed)"
+										   : "");
 	return MPI_SUCCESS;
 }
 
@@ -456,9 +479,21 @@ static inline int mpil_check_buf(MPI_Comm comm, const void *buf, int count, MPI_
 
 /* ---- reduction operations (op.c) ---------------------------------------------- */
 enum mpil_op_id {
-	MPIL_OP_MAX, MPIL_OP_MIN, MPIL_OP_SUM, MPIL_OP_PROD, MPIL_OP_LAND, MPIL_OP_BAND,
-	MPIL_OP_LOR, MPIL_OP_BOR, MPIL_OP_LXOR, MPIL_OP_BXOR, MPIL_OP_MAXLOC, MPIL_OP_MINLOC,
-	MPIL_OP_REPLACE, MPIL_OP_NO_OP, MPIL_OP_USER
+	MPIL_OP_MAX,
+	MPIL_OP_MIN,
+	MPIL_OP_SUM,
+	MPIL_OP_PROD,
+	MPIL_OP_LAND,
+	MPIL_OP_BAND,
+	MPIL_OP_LOR,
+	MPIL_OP_BOR,
+	MPIL_OP_LXOR,
+	MPIL_OP_BXOR,
+	MPIL_OP_MAXLOC,
+	MPIL_OP_MINLOC,
+	MPIL_OP_REPLACE,
+	MPIL_OP_NO_OP,
+	MPIL_OP_USER
 };
 
 /* inout[i] = in[i] op inout[i] for n basic elements of kind @kind. */
@@ -467,12 +502,12 @@ typedef void mpil_op_kernel_t(const void *in, void *inout, size_t n, mpil_dt_kin
 struct mpil_op {
 	uint32_t magic;
 	int refcount;
-	int id;                    /* enum mpil_op_id */
-	unsigned groups;           /* datatype groups a predefined op accepts */
+	int id;		 /* enum mpil_op_id */
+	unsigned groups; /* datatype groups a predefined op accepts */
 	bool commutative;
 	bool predefined;
-	bool coll_ok;              /* usable in collectives (not REPLACE/NO_OP) */
-	mpil_op_kernel_t *kernel;  /* predefined ops */
+	bool coll_ok;		    /* usable in collectives (not REPLACE/NO_OP) */
+	mpil_op_kernel_t *kernel;   /* predefined ops */
 	MPI_User_function *user_fn; /* MPI_Op_create (later) */
 	const char *name;
 };
@@ -488,17 +523,17 @@ void mpil_op_apply(MPI_Op op, const void *in, void *inout, int count, MPI_Dataty
 enum mpil_req_kind {
 	MPIL_REQ_SEND,
 	MPIL_REQ_RECV,
-	MPIL_REQ_DONE,             /* complete at start (MPI_PROC_NULL); status preset */
+	MPIL_REQ_DONE, /* complete at start (MPI_PROC_NULL); status preset */
 };
 
-#define MPIL_REQF_FREED 0x1u       /* MPI_Request_free'd while active */
-#define MPIL_REQF_HOLDS 0x2u       /* holds references on comm (and dtype, if set) */
+#define MPIL_REQF_FREED 0x1u /* MPI_Request_free'd while active */
+#define MPIL_REQF_HOLDS 0x2u /* holds references on comm (and dtype, if set) */
 
 typedef struct mpil_request {
-	uint32_t magic;            /* first, as in every handle's object */
-	ibx_request_t ibx;         /* engine request: stays in place until complete */
-	uint8_t kind;              /* enum mpil_req_kind */
-	uint8_t flags;             /* MPIL_REQF_* */
+	uint32_t magic;	   /* first, as in every handle's object */
+	ibx_request_t ibx; /* engine request: stays in place until complete */
+	uint8_t kind;	   /* enum mpil_req_kind */
+	uint8_t flags;	   /* MPIL_REQF_* */
 	MPI_Comm comm;
 	/* receive into a non-contiguous type: unpack tmpbuf into ubuf. (A
 	 * derived dtype must be retained while the request holds it: the
@@ -506,8 +541,8 @@ typedef struct mpil_request {
 	 * mpil_req_hold.) */
 	void *ubuf;
 	MPI_Datatype dtype;
-	void *tmpbuf;              /* packed bytes (malloc'ed), or NULL */
-	MPI_Status preset;         /* MPIL_REQ_DONE: the status to report */
+	void *tmpbuf;		   /* packed bytes (malloc'ed), or NULL */
+	MPI_Status preset;	   /* MPIL_REQ_DONE: the status to report */
 	struct mpil_request *next; /* free list / zombie list */
 } mpil_request_t;
 

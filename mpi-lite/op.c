@@ -24,82 +24,82 @@
 #include <stdlib.h>
 
 /* (kind, C type, unsigned C type of the same width) */
-#define OP_INT_TYPES(X)                                                      \
-	X(MPIL_DT_SIGNED_CHAR, signed char, unsigned char)                   \
-	X(MPIL_DT_UNSIGNED_CHAR, unsigned char, unsigned char)               \
-	X(MPIL_DT_SHORT, short, unsigned short)                              \
-	X(MPIL_DT_UNSIGNED_SHORT, unsigned short, unsigned short)            \
-	X(MPIL_DT_INT, int, unsigned)                                        \
-	X(MPIL_DT_UNSIGNED, unsigned, unsigned)                              \
-	X(MPIL_DT_LONG, long, unsigned long)                                 \
-	X(MPIL_DT_UNSIGNED_LONG, unsigned long, unsigned long)               \
-	X(MPIL_DT_LONG_LONG, long long, unsigned long long)                  \
-	X(MPIL_DT_UNSIGNED_LONG_LONG, unsigned long long, unsigned long long) \
-	X(MPIL_DT_INT8, int8_t, uint8_t)                                     \
-	X(MPIL_DT_INT16, int16_t, uint16_t)                                  \
-	X(MPIL_DT_INT32, int32_t, uint32_t)                                  \
-	X(MPIL_DT_INT64, int64_t, uint64_t)                                  \
-	X(MPIL_DT_UINT8, uint8_t, uint8_t)                                   \
-	X(MPIL_DT_UINT16, uint16_t, uint16_t)                                \
-	X(MPIL_DT_UINT32, uint32_t, uint32_t)                                \
-	X(MPIL_DT_UINT64, uint64_t, uint64_t)                                \
-	X(MPIL_DT_AINT, MPI_Aint, uintptr_t)                                 \
-	X(MPIL_DT_OFFSET, MPI_Offset, unsigned long long)                    \
+#define OP_INT_TYPES(X)                                                                            \
+	X(MPIL_DT_SIGNED_CHAR, signed char, unsigned char)                                         \
+	X(MPIL_DT_UNSIGNED_CHAR, unsigned char, unsigned char)                                     \
+	X(MPIL_DT_SHORT, short, unsigned short)                                                    \
+	X(MPIL_DT_UNSIGNED_SHORT, unsigned short, unsigned short)                                  \
+	X(MPIL_DT_INT, int, unsigned)                                                              \
+	X(MPIL_DT_UNSIGNED, unsigned, unsigned)                                                    \
+	X(MPIL_DT_LONG, long, unsigned long)                                                       \
+	X(MPIL_DT_UNSIGNED_LONG, unsigned long, unsigned long)                                     \
+	X(MPIL_DT_LONG_LONG, long long, unsigned long long)                                        \
+	X(MPIL_DT_UNSIGNED_LONG_LONG, unsigned long long, unsigned long long)                      \
+	X(MPIL_DT_INT8, int8_t, uint8_t)                                                           \
+	X(MPIL_DT_INT16, int16_t, uint16_t)                                                        \
+	X(MPIL_DT_INT32, int32_t, uint32_t)                                                        \
+	X(MPIL_DT_INT64, int64_t, uint64_t)                                                        \
+	X(MPIL_DT_UINT8, uint8_t, uint8_t)                                                         \
+	X(MPIL_DT_UINT16, uint16_t, uint16_t)                                                      \
+	X(MPIL_DT_UINT32, uint32_t, uint32_t)                                                      \
+	X(MPIL_DT_UINT64, uint64_t, uint64_t)                                                      \
+	X(MPIL_DT_AINT, MPI_Aint, uintptr_t)                                                       \
+	X(MPIL_DT_OFFSET, MPI_Offset, unsigned long long)                                          \
 	X(MPIL_DT_COUNT, MPI_Count, unsigned long long)
 
-#define OP_FLOAT_TYPES(X)                \
-	X(MPIL_DT_FLOAT, float)          \
-	X(MPIL_DT_DOUBLE, double)        \
+#define OP_FLOAT_TYPES(X)                                                                          \
+	X(MPIL_DT_FLOAT, float)                                                                    \
+	X(MPIL_DT_DOUBLE, double)                                                                  \
 	X(MPIL_DT_LONG_DOUBLE, long double)
 
-#define OP_COMPLEX_TYPES(X)                                         \
-	X(MPIL_DT_C_FLOAT_COMPLEX, float _Complex)                  \
-	X(MPIL_DT_C_DOUBLE_COMPLEX, double _Complex)                \
-	X(MPIL_DT_C_LONG_DOUBLE_COMPLEX, long double _Complex)      \
-	X(MPIL_DT_CXX_FLOAT_COMPLEX, float _Complex)                \
-	X(MPIL_DT_CXX_DOUBLE_COMPLEX, double _Complex)              \
+#define OP_COMPLEX_TYPES(X)                                                                        \
+	X(MPIL_DT_C_FLOAT_COMPLEX, float _Complex)                                                 \
+	X(MPIL_DT_C_DOUBLE_COMPLEX, double _Complex)                                               \
+	X(MPIL_DT_C_LONG_DOUBLE_COMPLEX, long double _Complex)                                     \
+	X(MPIL_DT_CXX_FLOAT_COMPLEX, float _Complex)                                               \
+	X(MPIL_DT_CXX_DOUBLE_COMPLEX, double _Complex)                                             \
 	X(MPIL_DT_CXX_LONG_DOUBLE_COMPLEX, long double _Complex)
 
-#define OP_LOGICAL_TYPES(X)               \
-	X(MPIL_DT_C_BOOL, _Bool)          \
+#define OP_LOGICAL_TYPES(X)                                                                        \
+	X(MPIL_DT_C_BOOL, _Bool)                                                                   \
 	X(MPIL_DT_CXX_BOOL, unsigned char)
 
 /* One loop per (kind, type): `b` is inout[i], `a` is in[i]. */
-#define LOOP(kind_, T, expr)                                       \
-	case kind_: {                                              \
-		const T *in_ = in;                                 \
-		T *io_ = inout;                                    \
-		for (size_t i = 0; i < n; i++) {                   \
-			const T a = in_[i], b = io_[i];            \
-			io_[i] = (T)(expr);                        \
-		}                                                  \
-		break;                                             \
+#define LOOP(kind_, T, expr)                                                                       \
+	case kind_: {                                                                              \
+		const T *in_ = in;                                                                 \
+		T *io_ = inout;                                                                    \
+		for (size_t i = 0; i < n; i++) {                                                   \
+			const T a = in_[i], b = io_[i];                                            \
+			io_[i] = (T)(expr);                                                        \
+		}                                                                                  \
+		break;                                                                             \
 	}
 
-#define SUM_INT(k, T, U) LOOP(k, T, (U)((U)a + (U)b))
+#define SUM_INT(k, T, U)  LOOP(k, T, (U)((U)a + (U)b))
 #define PROD_INT(k, T, U) LOOP(k, T, (U)(1u * (U)a * (U)b))
-#define SUM_FP(k, T) LOOP(k, T, a + b)
-#define PROD_FP(k, T) LOOP(k, T, a * b)
-#define MAX_INT(k, T, U) LOOP(k, T, a > b ? a : b)
-#define MIN_INT(k, T, U) LOOP(k, T, a < b ? a : b)
-#define MAX_FP(k, T) LOOP(k, T, a > b ? a : b)
-#define MIN_FP(k, T) LOOP(k, T, a < b ? a : b)
-#define LAND_INT(k, T, U) LOOP(k, T, a && b)
-#define LOR_INT(k, T, U) LOOP(k, T, a || b)
+#define SUM_FP(k, T)	  LOOP(k, T, a + b)
+#define PROD_FP(k, T)	  LOOP(k, T, a *b)
+#define MAX_INT(k, T, U)  LOOP(k, T, a > b ? a : b)
+#define MIN_INT(k, T, U)  LOOP(k, T, a < b ? a : b)
+#define MAX_FP(k, T)	  LOOP(k, T, a > b ? a : b)
+#define MIN_FP(k, T)	  LOOP(k, T, a < b ? a : b)
+#define LAND_INT(k, T, U) LOOP(k, T, a &&b)
+#define LOR_INT(k, T, U)  LOOP(k, T, a || b)
 #define LXOR_INT(k, T, U) LOOP(k, T, !a != !b)
-#define LAND_L(k, T) LOOP(k, T, a && b)
-#define LOR_L(k, T) LOOP(k, T, a || b)
-#define LXOR_L(k, T) LOOP(k, T, !a != !b)
-#define BAND_INT(k, T, U) LOOP(k, T, a & b)
-#define BOR_INT(k, T, U) LOOP(k, T, a | b)
+#define LAND_L(k, T)	  LOOP(k, T, a &&b)
+#define LOR_L(k, T)	  LOOP(k, T, a || b)
+#define LXOR_L(k, T)	  LOOP(k, T, !a != !b)
+#define BAND_INT(k, T, U) LOOP(k, T, a &b)
+#define BOR_INT(k, T, U)  LOOP(k, T, a | b)
 #define BXOR_INT(k, T, U) LOOP(k, T, a ^ b)
 
 static void k_sum(const void *in, void *inout, size_t n, mpil_dt_kind_t kind)
 {
 	switch (kind) {
-	OP_INT_TYPES(SUM_INT)
-	OP_FLOAT_TYPES(SUM_FP)
-	OP_COMPLEX_TYPES(SUM_FP)
+		OP_INT_TYPES(SUM_INT)
+		OP_FLOAT_TYPES(SUM_FP)
+		OP_COMPLEX_TYPES(SUM_FP)
 	default: break;
 	}
 }
@@ -107,9 +107,9 @@ static void k_sum(const void *in, void *inout, size_t n, mpil_dt_kind_t kind)
 static void k_prod(const void *in, void *inout, size_t n, mpil_dt_kind_t kind)
 {
 	switch (kind) {
-	OP_INT_TYPES(PROD_INT)
-	OP_FLOAT_TYPES(PROD_FP)
-	OP_COMPLEX_TYPES(PROD_FP)
+		OP_INT_TYPES(PROD_INT)
+		OP_FLOAT_TYPES(PROD_FP)
+		OP_COMPLEX_TYPES(PROD_FP)
 	default: break;
 	}
 }
@@ -117,8 +117,8 @@ static void k_prod(const void *in, void *inout, size_t n, mpil_dt_kind_t kind)
 static void k_max(const void *in, void *inout, size_t n, mpil_dt_kind_t kind)
 {
 	switch (kind) {
-	OP_INT_TYPES(MAX_INT)
-	OP_FLOAT_TYPES(MAX_FP)
+		OP_INT_TYPES(MAX_INT)
+		OP_FLOAT_TYPES(MAX_FP)
 	default: break;
 	}
 }
@@ -126,8 +126,8 @@ static void k_max(const void *in, void *inout, size_t n, mpil_dt_kind_t kind)
 static void k_min(const void *in, void *inout, size_t n, mpil_dt_kind_t kind)
 {
 	switch (kind) {
-	OP_INT_TYPES(MIN_INT)
-	OP_FLOAT_TYPES(MIN_FP)
+		OP_INT_TYPES(MIN_INT)
+		OP_FLOAT_TYPES(MIN_FP)
 	default: break;
 	}
 }
@@ -135,8 +135,8 @@ static void k_min(const void *in, void *inout, size_t n, mpil_dt_kind_t kind)
 static void k_land(const void *in, void *inout, size_t n, mpil_dt_kind_t kind)
 {
 	switch (kind) {
-	OP_INT_TYPES(LAND_INT)
-	OP_LOGICAL_TYPES(LAND_L)
+		OP_INT_TYPES(LAND_INT)
+		OP_LOGICAL_TYPES(LAND_L)
 	default: break;
 	}
 }
@@ -144,8 +144,8 @@ static void k_land(const void *in, void *inout, size_t n, mpil_dt_kind_t kind)
 static void k_lor(const void *in, void *inout, size_t n, mpil_dt_kind_t kind)
 {
 	switch (kind) {
-	OP_INT_TYPES(LOR_INT)
-	OP_LOGICAL_TYPES(LOR_L)
+		OP_INT_TYPES(LOR_INT)
+		OP_LOGICAL_TYPES(LOR_L)
 	default: break;
 	}
 }
@@ -153,8 +153,8 @@ static void k_lor(const void *in, void *inout, size_t n, mpil_dt_kind_t kind)
 static void k_lxor(const void *in, void *inout, size_t n, mpil_dt_kind_t kind)
 {
 	switch (kind) {
-	OP_INT_TYPES(LXOR_INT)
-	OP_LOGICAL_TYPES(LXOR_L)
+		OP_INT_TYPES(LXOR_INT)
+		OP_LOGICAL_TYPES(LXOR_L)
 	default: break;
 	}
 }
@@ -162,8 +162,8 @@ static void k_lxor(const void *in, void *inout, size_t n, mpil_dt_kind_t kind)
 static void k_band(const void *in, void *inout, size_t n, mpil_dt_kind_t kind)
 {
 	switch (kind) {
-	OP_INT_TYPES(BAND_INT)
-	BAND_INT(MPIL_DT_BYTE, unsigned char, unsigned char)
+		OP_INT_TYPES(BAND_INT)
+		BAND_INT(MPIL_DT_BYTE, unsigned char, unsigned char)
 	default: break;
 	}
 }
@@ -171,8 +171,8 @@ static void k_band(const void *in, void *inout, size_t n, mpil_dt_kind_t kind)
 static void k_bor(const void *in, void *inout, size_t n, mpil_dt_kind_t kind)
 {
 	switch (kind) {
-	OP_INT_TYPES(BOR_INT)
-	BOR_INT(MPIL_DT_BYTE, unsigned char, unsigned char)
+		OP_INT_TYPES(BOR_INT)
+		BOR_INT(MPIL_DT_BYTE, unsigned char, unsigned char)
 	default: break;
 	}
 }
@@ -180,33 +180,33 @@ static void k_bor(const void *in, void *inout, size_t n, mpil_dt_kind_t kind)
 static void k_bxor(const void *in, void *inout, size_t n, mpil_dt_kind_t kind)
 {
 	switch (kind) {
-	OP_INT_TYPES(BXOR_INT)
-	BXOR_INT(MPIL_DT_BYTE, unsigned char, unsigned char)
+		OP_INT_TYPES(BXOR_INT)
+		BXOR_INT(MPIL_DT_BYTE, unsigned char, unsigned char)
 	default: break;
 	}
 }
 
 /* MAXLOC/MINLOC (MPI-3.1 §5.9.4): the better value wins; on a tie, the
  * smaller index. */
-#define LOC_PAIRS(X)                                       \
-	X(MPIL_DT_FLOAT_INT, mpil_float_int_t)             \
-	X(MPIL_DT_DOUBLE_INT, mpil_double_int_t)           \
-	X(MPIL_DT_LONG_INT, mpil_long_int_t)               \
-	X(MPIL_DT_2INT, mpil_2int_t)                       \
-	X(MPIL_DT_SHORT_INT, mpil_short_int_t)             \
+#define LOC_PAIRS(X)                                                                               \
+	X(MPIL_DT_FLOAT_INT, mpil_float_int_t)                                                     \
+	X(MPIL_DT_DOUBLE_INT, mpil_double_int_t)                                                   \
+	X(MPIL_DT_LONG_INT, mpil_long_int_t)                                                       \
+	X(MPIL_DT_2INT, mpil_2int_t)                                                               \
+	X(MPIL_DT_SHORT_INT, mpil_short_int_t)                                                     \
 	X(MPIL_DT_LONG_DOUBLE_INT, mpil_long_double_int_t)
 
-#define LOC_LOOP(kind_, T, better)                                                    \
-	case kind_: {                                                                 \
-		const T *in_ = in;                                                    \
-		T *io_ = inout;                                                       \
-		for (size_t i = 0; i < n; i++) {                                      \
-			if (in_[i].v better io_[i].v)                                 \
-				io_[i] = in_[i];                                      \
-			else if (in_[i].v == io_[i].v && in_[i].i < io_[i].i)         \
-				io_[i].i = in_[i].i;                                  \
-		}                                                                     \
-		break;                                                                \
+#define LOC_LOOP(kind_, T, better)                                                                 \
+	case kind_: {                                                                              \
+		const T *in_ = in;                                                                 \
+		T *io_ = inout;                                                                    \
+		for (size_t i = 0; i < n; i++) {                                                   \
+			if (in_[i].v better io_[i].v)                                              \
+				io_[i] = in_[i];                                                   \
+			else if (in_[i].v == io_[i].v && in_[i].i < io_[i].i)                      \
+				io_[i].i = in_[i].i;                                               \
+		}                                                                                  \
+		break;                                                                             \
 	}
 #define MAXLOC_PAIR(k, T) LOC_LOOP(k, T, >)
 #define MINLOC_PAIR(k, T) LOC_LOOP(k, T, <)
@@ -214,7 +214,7 @@ static void k_bxor(const void *in, void *inout, size_t n, mpil_dt_kind_t kind)
 static void k_maxloc(const void *in, void *inout, size_t n, mpil_dt_kind_t kind)
 {
 	switch (kind) {
-	LOC_PAIRS(MAXLOC_PAIR)
+		LOC_PAIRS(MAXLOC_PAIR)
 	default: break;
 	}
 }
@@ -222,32 +222,37 @@ static void k_maxloc(const void *in, void *inout, size_t n, mpil_dt_kind_t kind)
 static void k_minloc(const void *in, void *inout, size_t n, mpil_dt_kind_t kind)
 {
 	switch (kind) {
-	LOC_PAIRS(MINLOC_PAIR)
+		LOC_PAIRS(MINLOC_PAIR)
 	default: break;
 	}
 }
 
-#define G_INT MPIL_DTG_INT
+#define G_INT	MPIL_DTG_INT
 #define G_MULTI MPIL_DTG_MULTI
 #define G_FLOAT MPIL_DTG_FLOAT
-#define G_CPLX MPIL_DTG_COMPLEX
-#define G_LOG MPIL_DTG_LOGICAL
-#define G_BYTE MPIL_DTG_BYTE
-#define G_PAIR MPIL_DTG_PAIR
-#define G_ALL 0xffffu
+#define G_CPLX	MPIL_DTG_COMPLEX
+#define G_LOG	MPIL_DTG_LOGICAL
+#define G_BYTE	MPIL_DTG_BYTE
+#define G_PAIR	MPIL_DTG_PAIR
+#define G_ALL	0xffffu
 
-#define OP_PREDEF(var, id_, groups_, kernel_, coll_, nm)                                   \
-	struct mpil_op var = {                                                             \
-		.magic = MPIL_MAGIC_OP, .refcount = 1, .id = id_, .groups = groups_,      \
-		.commutative = true, .predefined = true, .coll_ok = coll_,                 \
-		.kernel = kernel_, .name = nm,                                             \
+#define OP_PREDEF(var, id_, groups_, kernel_, coll_, nm)                                           \
+	struct mpil_op var = {                                                                     \
+	    .magic = MPIL_MAGIC_OP,                                                                \
+	    .refcount = 1,                                                                         \
+	    .id = id_,                                                                             \
+	    .groups = groups_,                                                                     \
+	    .commutative = true,                                                                   \
+	    .predefined = true,                                                                    \
+	    .coll_ok = coll_,                                                                      \
+	    .kernel = kernel_,                                                                     \
+	    .name = nm,                                                                            \
 	}
 
 OP_PREDEF(mpil_op_max, MPIL_OP_MAX, G_INT | G_MULTI | G_FLOAT, k_max, true, "MPI_MAX");
 OP_PREDEF(mpil_op_min, MPIL_OP_MIN, G_INT | G_MULTI | G_FLOAT, k_min, true, "MPI_MIN");
 OP_PREDEF(mpil_op_sum, MPIL_OP_SUM, G_INT | G_MULTI | G_FLOAT | G_CPLX, k_sum, true, "MPI_SUM");
-OP_PREDEF(mpil_op_prod, MPIL_OP_PROD, G_INT | G_MULTI | G_FLOAT | G_CPLX, k_prod, true,
-	  "MPI_PROD");
+OP_PREDEF(mpil_op_prod, MPIL_OP_PROD, G_INT | G_MULTI | G_FLOAT | G_CPLX, k_prod, true, "MPI_PROD");
 OP_PREDEF(mpil_op_land, MPIL_OP_LAND, G_INT | G_LOG, k_land, true, "MPI_LAND");
 OP_PREDEF(mpil_op_lor, MPIL_OP_LOR, G_INT | G_LOG, k_lor, true, "MPI_LOR");
 OP_PREDEF(mpil_op_lxor, MPIL_OP_LXOR, G_INT | G_LOG, k_lxor, true, "MPI_LXOR");
@@ -327,9 +332,14 @@ int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
 	if (!o)
 		return mpil_err(NULL, MPI_ERR_NO_MEM, F, "no memory for an operation");
 	*o = (struct mpil_op){
-		.magic = MPIL_MAGIC_OP, .refcount = 1, .id = MPIL_OP_USER,
-		.commutative = commute != 0, .predefined = false, .coll_ok = true,
-		.user_fn = user_fn, .name = "user operation",
+	    .magic = MPIL_MAGIC_OP,
+	    .refcount = 1,
+	    .id = MPIL_OP_USER,
+	    .commutative = commute != 0,
+	    .predefined = false,
+	    .coll_ok = true,
+	    .user_fn = user_fn,
+	    .name = "user operation",
 	};
 	*op = o;
 	return MPI_SUCCESS;

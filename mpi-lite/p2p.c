@@ -42,8 +42,8 @@ static inline int check_source(MPI_Comm comm, int source, const char *fname)
 	if (ibx_likely((unsigned)source < (unsigned)comm->size || source == MPI_ANY_SOURCE ||
 		       source == MPI_PROC_NULL))
 		return MPI_SUCCESS;
-	return mpil_err(comm, MPI_ERR_RANK, fname,
-			"invalid source rank %d (communicator size %d)", source, comm->size);
+	return mpil_err(comm, MPI_ERR_RANK, fname, "invalid source rank %d (communicator size %d)",
+			source, comm->size);
 }
 
 static inline int check_send_tag(MPI_Comm comm, int tag, const char *fname)
@@ -230,8 +230,7 @@ static inline int recv_blocking(void *buf, int count, MPI_Datatype dt, int sourc
 }
 
 MPIL_PMPI_ALIAS(Send)
-int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-	      MPI_Comm comm)
+int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
 	static const char F[] = "MPI_Send";
 
@@ -240,8 +239,7 @@ int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int t
 }
 
 MPIL_PMPI_ALIAS(Rsend)
-int PMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-	       MPI_Comm comm)
+int PMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
 	static const char F[] = "MPI_Rsend";
 
@@ -250,8 +248,7 @@ int PMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 }
 
 MPIL_PMPI_ALIAS(Ssend)
-int PMPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-	       MPI_Comm comm)
+int PMPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
 	static const char F[] = "MPI_Ssend";
 
@@ -362,8 +359,8 @@ int mpil_irecv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_C
 }
 
 MPIL_PMPI_ALIAS(Isend)
-int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-	       MPI_Comm comm, MPI_Request *request)
+int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+	       MPI_Request *request)
 {
 	static const char F[] = "MPI_Isend";
 
@@ -373,8 +370,8 @@ int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 }
 
 MPIL_PMPI_ALIAS(Irsend)
-int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-		MPI_Comm comm, MPI_Request *request)
+int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+		MPI_Request *request)
 {
 	static const char F[] = "MPI_Irsend";
 
@@ -384,8 +381,8 @@ int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int
 }
 
 MPIL_PMPI_ALIAS(Issend)
-int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-		MPI_Comm comm, MPI_Request *request)
+int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+		MPI_Request *request)
 {
 	static const char F[] = "MPI_Issend";
 
@@ -430,9 +427,9 @@ static int wait_recv(MPI_Request *rreq, MPI_Status *status, const char *fname)
 }
 
 MPIL_PMPI_ALIAS(Sendrecv)
-int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
-		  int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source,
-		  int recvtag, MPI_Comm comm, MPI_Status *status)
+int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+		  void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+		  MPI_Comm comm, MPI_Status *status)
 {
 	static const char F[] = "MPI_Sendrecv";
 	MPI_Request rreq;
@@ -566,7 +563,8 @@ static int check_status_query(const MPI_Status *status, MPI_Datatype dt, const v
 {
 	MPIL_CHECK(mpil_check_init(fname));
 	if (!status || !count)
-		return mpil_err(NULL, MPI_ERR_ARG, fname, "%s is NULL", status ? "count" : "status");
+		return mpil_err(NULL, MPI_ERR_ARG, fname, "%s is NULL",
+				status ? "count" : "status");
 	return mpil_check_dtype(NULL, dt, fname);
 }
 

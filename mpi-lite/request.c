@@ -133,8 +133,7 @@ int mpil_req_finish(mpil_request_t *req, MPI_Status *status)
 			status->mpil_cancelled = 0;
 		}
 		return mpil_err_from_ibx(x->status);
-	default:
-		break;
+	default: break;
 	}
 	if (x->status == IBX_ERR_CANCELED) {
 		if (status != MPI_STATUS_IGNORE) {
@@ -177,7 +176,8 @@ int mpil_err_req(MPI_Comm comm, bool send, const ibx_request_t *x, int err, cons
 				"message of %zu bytes from rank %d truncated to a %zu-byte buffer",
 				x->length, mpil_comm_from_world(comm, x->source), x->buflen);
 	if (send)
-		return mpil_err_ibx(comm, fname, x->status, true, mpil_comm_from_world(comm, x->peer));
+		return mpil_err_ibx(comm, fname, x->status, true,
+				    mpil_comm_from_world(comm, x->peer));
 	return mpil_err_ibx(comm, fname, x->status, false,
 			    x->peer == IBX_ANY_SOURCE ? MPI_ANY_SOURCE
 						      : mpil_comm_from_world(comm, x->peer));
@@ -206,7 +206,8 @@ static int check_req_array(int count, MPI_Request reqs[], const char *fname)
 	for (int i = 0; i < count; i++) {
 		if (ibx_unlikely(reqs[i] != MPI_REQUEST_NULL && reqs[i]->magic != MPIL_MAGIC_REQ))
 			return mpil_err(NULL, MPI_ERR_REQUEST, fname,
-					"invalid request handle %p at index %d", (void *)reqs[i], i);
+					"invalid request handle %p at index %d", (void *)reqs[i],
+					i);
 	}
 	return MPI_SUCCESS;
 }
@@ -366,7 +367,7 @@ int PMPI_Test_cancelled(const MPI_Status *status, int *flag)
  * return MPI_ERR_IN_STATUS; the handler hears about the first failure.
  */
 typedef struct multi_err {
-	MPI_Comm comm;  /* NULL while nothing failed */
+	MPI_Comm comm; /* NULL while nothing failed */
 	int index;
 	int err;
 } multi_err_t;
@@ -400,7 +401,7 @@ MPIL_PMPI_ALIAS(Waitall)
 int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[])
 {
 	static const char F[] = "MPI_Waitall";
-	multi_err_t me = { NULL, 0, MPI_SUCCESS };
+	multi_err_t me = {NULL, 0, MPI_SUCCESS};
 
 	MPIL_CHECK(mpil_check_init(F));
 	MPIL_CHECK(check_req_array(count, array_of_requests, F));
@@ -427,7 +428,7 @@ int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag,
 		 MPI_Status array_of_statuses[])
 {
 	static const char F[] = "MPI_Testall";
-	multi_err_t me = { NULL, 0, MPI_SUCCESS };
+	multi_err_t me = {NULL, 0, MPI_SUCCESS};
 
 	MPIL_CHECK(mpil_check_init(F));
 	if (!flag)
@@ -530,7 +531,7 @@ int PMPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *fl
 static int some_collect(int incount, MPI_Request reqs[], int *outcount, int indices[],
 			MPI_Status statuses[], const char *fname)
 {
-	multi_err_t me = { NULL, 0, MPI_SUCCESS };
+	multi_err_t me = {NULL, 0, MPI_SUCCESS};
 	bool active = false;
 	int n = 0;
 

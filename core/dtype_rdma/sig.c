@@ -229,9 +229,7 @@ static int64_t elements_prefix(const ibx_dt_t *dt, int64_t r)
 			continue;
 		case DT_RESIZED:
 		case DT_DUP:
-		case DT_SUBARRAY:
-			dt = dt->child;
-			continue;
+		case DT_SUBARRAY: dt = dt->child; continue;
 		default:
 			/* a basic type cut inside, or a remote layout */
 			return dt->kind == DT_BASIC ? -1 : -2;

@@ -80,7 +80,7 @@
  * Never more than REPOST_MAX - 1 + POLL_BATCH wait, which the SRQ's spare
  * buffers cover. */
 #define REPOST_IDLE 16
-#define REPOST_MAX 32
+#define REPOST_MAX  32
 _Static_assert(REPOST_MAX - 1 + POLL_BATCH < QP_RX_SPARE,
 	       "buffers waiting for a repost must fit in the SRQ's spare buffers");
 #define TXB_MAX 16
@@ -95,8 +95,7 @@ static inline qp_path_t *peer_path(const qp_peer_t *p)
 static inline void credit_ack(qp_peer_t *p, uint16_t consumed)
 {
 	/* serial-number comparison: counters wrap at 2^16, C < 2^15 */
-	if ((int16_t)(consumed - p->tx_acked) > 0 &&
-	    (int16_t)(p->tx_sent - consumed) >= 0)
+	if ((int16_t)(consumed - p->tx_acked) > 0 && (int16_t)(p->tx_sent - consumed) >= 0)
 		p->tx_acked = consumed;
 }
 
@@ -106,8 +105,7 @@ static inline bool credit_avail(qp_peer_t *p)
 
 	if ((uint16_t)(p->tx_sent - p->tx_acked) < p->tx_credits_max)
 		return true;
-	if (qp_mbox_decode(atomic_load_explicit(&peer_path(p)->mbox[p->rank],
-						memory_order_acquire),
+	if (qp_mbox_decode(atomic_load_explicit(&peer_path(p)->mbox[p->rank], memory_order_acquire),
 			   &c))
 		credit_ack(p, c);
 	return (uint16_t)(p->tx_sent - p->tx_acked) < p->tx_credits_max;
@@ -196,12 +194,12 @@ static ibx_status_t mbox_post(qp_peer_t *p, bool signaled)
 	if (sig)
 		p->sq_last_sig = p->sq_head;
 	if (p->qp->max_inline >= sizeof(uint32_t))
-		sge = (struct ibv_sge){ (uintptr_t)&p->mbox_val, sizeof(uint32_t), 0 };
+		sge = (struct ibv_sge){(uintptr_t)&p->mbox_val, sizeof(uint32_t), 0};
 	else
-		sge = (struct ibv_sge){ (uintptr_t)src, sizeof(uint32_t), path->mbox_mr->lkey };
+		sge = (struct ibv_sge){(uintptr_t)src, sizeof(uint32_t), path->mbox_mr->lkey};
 	ibx_qp_wr_write(&wr, &sge, 1, p->rmbox_addr, p->rmbox_rkey, wr_id,
 			(sig ? IBX_QP_SIGNALED : 0) |
-				(p->qp->max_inline >= sizeof(uint32_t) ? IBX_QP_INLINE : 0));
+			    (p->qp->max_inline >= sizeof(uint32_t) ? IBX_QP_INLINE : 0));
 	return ibx_qp_chain_post(p, &wr);
 }
 
@@ -270,8 +268,8 @@ static void txb_add(txb_t *b, uint8_t type, ibx_tag_t tag, const void *body, siz
 	if (sig)
 		p->sq_last_sig = p->sq_head;
 	if (msg_fits_inline(p, len)) {
-		sge[0] = (struct ibv_sge){ (uintptr_t)h, sizeof(*h), 0 };
-		sge[1] = (struct ibv_sge){ (uintptr_t)body, (uint32_t)len, 0 };
+		sge[0] = (struct ibv_sge){(uintptr_t)h, sizeof(*h), 0};
+		sge[1] = (struct ibv_sge){(uintptr_t)body, (uint32_t)len, 0};
 		nsge = len ? 2 : 1;
 		flags |= IBX_QP_INLINE;
 	} else {
@@ -282,8 +280,8 @@ static void txb_add(txb_t *b, uint8_t type, ibx_tag_t tag, const void *body, siz
 		if (len)
 			memcpy(buf + sizeof(*h), body, len);
 		e->txbuf = (int32_t)t;
-		sge[0] = (struct ibv_sge){ (uintptr_t)buf, (uint32_t)(sizeof(*h) + len),
-					   path->tx_mr->lkey };
+		sge[0] = (struct ibv_sge){(uintptr_t)buf, (uint32_t)(sizeof(*h) + len),
+					  path->tx_mr->lkey};
 		nsge = 1;
 	}
 	if (sig)
@@ -341,8 +339,9 @@ static ibx_status_t tag_start(qp_peer_t *p, txb_t *b, ibx_request_t *req, bool q
 	if (req->buflen) {
 		st = ibx_rcache_region_get(path->rcache, req->buf, req->buflen, &reg);
 		if (st != IBX_OK) {
-			ibx_error("peer %d: registering a %zu-byte rendezvous send buffer failed: %s",
-				  p->rank, req->buflen, ibx_status_str(st));
+			ibx_error(
+			    "peer %d: registering a %zu-byte rendezvous send buffer failed: %s",
+			    p->rank, req->buflen, ibx_status_str(st));
 			return st;
 		}
 	}
@@ -550,11 +549,8 @@ static void sqe_retire(qp_peer_t *p, qp_sqe_t *e, ibx_status_t st)
 		}
 		break;
 	case SQE_RMA:
-	case SQE_AMO:
-		ibx_qp_sqe_rma_done(p, e, st);
-		break;
-	default:
-		break;
+	case SQE_AMO: ibx_qp_sqe_rma_done(p, e, st); break;
+	default: break;
 	}
 	e->kind = 0;
 }
@@ -917,8 +913,9 @@ static void async_check(qp_path_t *path)
 				ibx_qp_peer_fail(&path->peers[i], IBX_ERR_UNREACHABLE, NULL);
 			break;
 		case IBV_EVENT_PORT_ERR:
-			ibx_warn("device %s:%u: async event %s (QPs fail once their retries run out)",
-				 path->dev->name, path->dev->port, ibv_event_type_str(ev.event_type));
+			ibx_warn(
+			    "device %s:%u: async event %s (QPs fail once their retries run out)",
+			    path->dev->name, path->dev->port, ibv_event_type_str(ev.event_type));
 			break;
 		default:
 			ibx_debug("device %s: async event %s", path->dev->name,

@@ -29,9 +29,9 @@
 #include <rdma/rdma_cma.h>
 #include <stdlib.h>
 
-#define CM_HDR 4
+#define CM_HDR	    4
 #define CM_PRIV_LEN (CM_HDR + IBX_QP_ADDR_WIRE_LEN + IBX_QP_CM_PRIV_MAX)
-#define CM_VERSION 1
+#define CM_VERSION  1
 
 struct ibx_qp_cm_listener {
 	struct rdma_event_channel *ch;
@@ -47,7 +47,7 @@ static const char *cm_event_str(enum rdma_cm_event_type t)
 static ibx_status_t cm_wait(struct rdma_event_channel *ch, int timeout_ms,
 			    struct rdma_cm_event **ev_p, const char *what)
 {
-	struct pollfd pfd = { .fd = ch->fd, .events = POLLIN };
+	struct pollfd pfd = {.fd = ch->fd, .events = POLLIN};
 	int rc;
 
 	do {
@@ -77,10 +77,11 @@ static ibx_status_t cm_expect(struct rdma_event_channel *ch, enum rdma_cm_event_
 		ibx_error("rdma_cm: expected %s, got %s (status %d%s%s)", cm_event_str(want),
 			  cm_event_str(ev->event), ev->status, ev->status < 0 ? ": " : "",
 			  ev->status < 0 ? strerror(-ev->status) : "");
-		st = ev->event == RDMA_CM_EVENT_REJECTED || ev->event == RDMA_CM_EVENT_UNREACHABLE ||
-				     ev->event == RDMA_CM_EVENT_CONNECT_ERROR
-			     ? IBX_ERR_UNREACHABLE
-			     : IBX_ERR_IO;
+		st = ev->event == RDMA_CM_EVENT_REJECTED ||
+			     ev->event == RDMA_CM_EVENT_UNREACHABLE ||
+			     ev->event == RDMA_CM_EVENT_CONNECT_ERROR
+			 ? IBX_ERR_UNREACHABLE
+			 : IBX_ERR_IO;
 		rdma_ack_cm_event(ev);
 		return st;
 	}
@@ -141,7 +142,8 @@ static ibx_status_t cm_priv_parse(const void *data, size_t dlen, ibx_qp_addr_t *
 	if (!p || dlen < CM_HDR + IBX_QP_ADDR_WIRE_LEN || p[0] != 'I' || p[1] != 'X' ||
 	    p[2] != CM_VERSION || p[3] > IBX_QP_CM_PRIV_MAX ||
 	    dlen < (size_t)CM_HDR + IBX_QP_ADDR_WIRE_LEN + p[3]) {
-		ibx_error("rdma_cm: the peer's private data (%zu bytes) is not an ibx record", dlen);
+		ibx_error("rdma_cm: the peer's private data (%zu bytes) is not an ibx record",
+			  dlen);
 		return IBX_ERR_CORRUPT;
 	}
 	if (ibx_qp_addr_unpack(p + CM_HDR, addr) != IBX_OK) {
@@ -239,7 +241,7 @@ ibx_status_t ibx_qp_cm_accept(ibx_qp_cm_listener_t *l, ibx_qp_dev_t *dev,
 		return st;
 	id = ev->id;
 	req_len = ev->param.conn.private_data_len < sizeof(req) ? ev->param.conn.private_data_len
-								 : sizeof(req);
+								: sizeof(req);
 	if (ev->param.conn.private_data)
 		memcpy(req, ev->param.conn.private_data, req_len);
 	else
@@ -413,7 +415,7 @@ ibx_status_t ibx_qp_cm_connect(const char *host, uint16_t port, ibx_qp_dev_t *de
 	if (st != IBX_OK)
 		goto err_qp;
 	rep_len = ev->param.conn.private_data_len < sizeof(rep) ? ev->param.conn.private_data_len
-								 : sizeof(rep);
+								: sizeof(rep);
 	if (ev->param.conn.private_data)
 		memcpy(rep, ev->param.conn.private_data, rep_len);
 	else

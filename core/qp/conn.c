@@ -20,11 +20,11 @@
 #include <fcntl.h>
 #include <stdlib.h>
 
-#define BOOT_KEY "ibx.qp"
-#define BLOB_MAGIC 0x49425851u /* "IBXQ" */
+#define BOOT_KEY     "ibx.qp"
+#define BLOB_MAGIC   0x49425851u /* "IBXQ" */
 #define BLOB_VERSION 1
-#define AMO_SLOTS 256
-#define MIN_CREDITS 4
+#define AMO_SLOTS    256
+#define MIN_CREDITS  4
 
 typedef struct qp_blob {
 	uint32_t magic, version;
@@ -43,15 +43,15 @@ typedef struct qp_blob_ent {
 } qp_blob_ent_t;
 
 const ibx_path_ops_t ibx_qp_path_ops = {
-	.name = "verbs",
-	.tag_send = ibx_qp_tag_send,
-	.rndv_recv = ibx_qp_rndv_recv,
-	.put = ibx_qp_rma_put,
-	.get = ibx_qp_rma_get,
-	.put_imm = ibx_qp_rma_put_imm,
-	.fetch_add = ibx_qp_rma_fetch_add,
-	.cswap = ibx_qp_rma_cswap,
-	.flush = ibx_qp_rma_flush,
+    .name = "verbs",
+    .tag_send = ibx_qp_tag_send,
+    .rndv_recv = ibx_qp_rndv_recv,
+    .put = ibx_qp_rma_put,
+    .get = ibx_qp_rma_get,
+    .put_imm = ibx_qp_rma_put_imm,
+    .fetch_add = ibx_qp_rma_fetch_add,
+    .cswap = ibx_qp_rma_cswap,
+    .flush = ibx_qp_rma_flush,
 };
 
 static uint32_t pow2_at_least(uint32_t v)
@@ -139,7 +139,8 @@ static ibx_status_t path_size(qp_path_t *path, int n)
 	int64_t cqe;
 
 	if (cfg->IB_EAGER_LIMIT < 0 || cfg->IB_EAGER_LIMIT > (1 << 20)) {
-		ibx_error("IBX_IB_EAGER_LIMIT=%lld: expected 0 .. 1m", (long long)cfg->IB_EAGER_LIMIT);
+		ibx_error("IBX_IB_EAGER_LIMIT=%lld: expected 0 .. 1m",
+			  (long long)cfg->IB_EAGER_LIMIT);
 		return IBX_ERR_INVALID_PARAM;
 	}
 	if (credits < 1 || credits > 8192) {
@@ -199,8 +200,8 @@ static ibx_status_t path_size(qp_path_t *path, int n)
 	path->max_sge_rd = da->max_sge_rd > 0 ? (uint32_t)da->max_sge_rd : path->max_sge;
 	if (path->max_sge_rd > path->max_sge)
 		path->max_sge_rd = path->max_sge;
-	path->max_msg = path->dev->port_attr.max_msg_sz ? path->dev->port_attr.max_msg_sz
-							 : (1ull << 31);
+	path->max_msg =
+	    path->dev->port_attr.max_msg_sz ? path->dev->port_attr.max_msg_sz : (1ull << 31);
 	if (path->max_msg > (1ull << 30))
 		path->max_msg = 1ull << 30;
 	return IBX_OK;
@@ -229,12 +230,13 @@ static ibx_status_t path_buffers(qp_path_t *path, int world)
 	st = ibx_qp_mr_reg(path->dev, path->rx_mem, (size_t)path->rx_count * path->rx_stride,
 			   IBV_ACCESS_LOCAL_WRITE, &path->rx_mr);
 	if (st == IBX_OK)
-		st = ibx_qp_mr_reg(path->dev, path->tx_mem, (size_t)path->tx_count * path->tx_stride,
-				   IBV_ACCESS_LOCAL_WRITE, &path->tx_mr);
+		st =
+		    ibx_qp_mr_reg(path->dev, path->tx_mem, (size_t)path->tx_count * path->tx_stride,
+				  IBV_ACCESS_LOCAL_WRITE, &path->tx_mr);
 	if (st == IBX_OK)
-		st = ibx_qp_mr_reg(path->dev, (void *)path->mbox,
-				   2 * (size_t)world * sizeof(uint32_t),
-				   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE, &path->mbox_mr);
+		st = ibx_qp_mr_reg(
+		    path->dev, (void *)path->mbox, 2 * (size_t)world * sizeof(uint32_t),
+		    IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE, &path->mbox_mr);
 	if (st == IBX_OK)
 		st = ibx_qp_mr_reg(path->dev, path->amo, AMO_SLOTS * sizeof(uint64_t),
 				   IBV_ACCESS_LOCAL_WRITE, &path->amo_mr);
@@ -248,9 +250,9 @@ static ibx_status_t path_buffers(qp_path_t *path, int world)
 	path->amo_nfree = AMO_SLOTS;
 	for (i = 0; i < path->rx_count; i++) {
 		wr = &path->rx_wr[i];
-		path->rx_sge[i] = (struct ibv_sge){ (uintptr_t)(path->rx_mem +
-								(size_t)i * path->rx_stride),
-						    path->rx_stride, path->rx_mr->lkey };
+		path->rx_sge[i] =
+		    (struct ibv_sge){(uintptr_t)(path->rx_mem + (size_t)i * path->rx_stride),
+				     path->rx_stride, path->rx_mr->lkey};
 		wr->wr_id = QP_WRID_RX | i;
 		wr->sg_list = &path->rx_sge[i];
 		wr->num_sge = 1;
@@ -436,8 +438,8 @@ static ibx_status_t peer_connect(qp_path_t *path, qp_peer_t *p)
 		goto out;
 	}
 	p->tx_credits_max = blob->credits;
-	p->eager_max = blob->eager_limit < path->eager_limit ? blob->eager_limit
-							      : path->eager_limit;
+	p->eager_max =
+	    blob->eager_limit < path->eager_limit ? blob->eager_limit : path->eager_limit;
 	/* the latency path: one inline SGE, WR fields filled once */
 	p->fast_max = p->qp->max_inline < path->inline_max ? p->qp->max_inline : path->inline_max;
 	p->fast_max = p->fast_max > sizeof(qp_hdr_t) ? p->fast_max - (uint32_t)sizeof(qp_hdr_t) : 0;
@@ -517,13 +519,13 @@ static void qp_path_fini(ibx_ctx_t *ctx, void *state)
 
 	if (!path)
 		return;
-	ibx_info("verbs path: %llu messages sent, %llu received, %llu explicit credit returns, "
-		 "%llu flush WQEs, %llu tag sends queued (for a credit, a send slot or a bounce buffer)",
-		 (unsigned long long)path->stats.msgs_sent,
-		 (unsigned long long)path->stats.msgs_recvd,
-		 (unsigned long long)path->stats.credit_writes,
-		 (unsigned long long)path->stats.flush_wqes,
-		 (unsigned long long)path->stats.sends_queued);
+	ibx_info(
+	    "verbs path: %llu messages sent, %llu received, %llu explicit credit returns, "
+	    "%llu flush WQEs, %llu tag sends queued (for a credit, a send slot or a bounce buffer)",
+	    (unsigned long long)path->stats.msgs_sent, (unsigned long long)path->stats.msgs_recvd,
+	    (unsigned long long)path->stats.credit_writes,
+	    (unsigned long long)path->stats.flush_wqes,
+	    (unsigned long long)path->stats.sends_queued);
 	for (int i = 0; i < path->npeers; i++) {
 		qp_peer_t *p = &path->peers[i];
 
@@ -536,11 +538,11 @@ static void qp_path_fini(ibx_ctx_t *ctx, void *state)
 }
 
 const ibx_path_module_t ibx_qp_path_module = {
-	.name = "verbs",
-	.init = qp_path_init,
-	.connect = qp_path_connect,
-	.ready = qp_path_ready,
-	.progress = ibx_qp_path_progress,
-	.busy = qp_path_busy,
-	.fini = qp_path_fini,
+    .name = "verbs",
+    .init = qp_path_init,
+    .connect = qp_path_connect,
+    .ready = qp_path_ready,
+    .progress = ibx_qp_path_progress,
+    .busy = qp_path_busy,
+    .fini = qp_path_fini,
 };

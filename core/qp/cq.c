@@ -90,12 +90,10 @@ const char *ibx_qp_wc_opcode_str(enum ibv_wc_opcode op)
 ibx_status_t ibx_qp_wc_status(enum ibv_wc_status st)
 {
 	switch (st) {
-	case IBV_WC_SUCCESS:
-		return IBX_OK;
+	case IBV_WC_SUCCESS: return IBX_OK;
 	case IBV_WC_REM_ACCESS_ERR:
 	case IBV_WC_LOC_PROT_ERR:
-	case IBV_WC_MW_BIND_ERR:
-		return IBX_ERR_REMOTE_ACCESS;
+	case IBV_WC_MW_BIND_ERR: return IBX_ERR_REMOTE_ACCESS;
 	case IBV_WC_RETRY_EXC_ERR:
 	case IBV_WC_RNR_RETRY_EXC_ERR:
 	case IBV_WC_WR_FLUSH_ERR:
@@ -104,9 +102,7 @@ ibx_status_t ibx_qp_wc_status(enum ibv_wc_status st)
 	case IBV_WC_FATAL_ERR:
 	case IBV_WC_REM_OP_ERR:
 	case IBV_WC_REM_INV_REQ_ERR:
-	case IBV_WC_BAD_RESP_ERR:
-		return IBX_ERR_UNREACHABLE;
-	default:
-		return IBX_ERR_IO;
+	case IBV_WC_BAD_RESP_ERR: return IBX_ERR_UNREACHABLE;
+	default: return IBX_ERR_IO;
 	}
 }

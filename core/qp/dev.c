@@ -45,7 +45,7 @@ static bool gid_is_zero(const union ibv_gid *g)
 
 static bool gid_is_ipv4_mapped(const union ibv_gid *g)
 {
-	static const uint8_t prefix[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+	static const uint8_t prefix[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
 	return memcmp(g->raw, prefix, sizeof(prefix)) == 0;
 }
 
@@ -69,7 +69,8 @@ static ibx_status_t dev_pick_gid(ibx_qp_dev_t *dev, int want)
 	if (dev->link_layer != IBV_LINK_LAYER_ETHERNET) {
 		/* InfiniBand: GID 0 carries the port GUID; routing uses the LID */
 		dev->gid_index = -1;
-		if (ibv_query_gid(dev->ctx, dev->port, 0, &dev->gid) == 0 && !gid_is_zero(&dev->gid))
+		if (ibv_query_gid(dev->ctx, dev->port, 0, &dev->gid) == 0 &&
+		    !gid_is_zero(&dev->gid))
 			dev->gid_index = 0;
 		return IBX_OK;
 	}
@@ -123,8 +124,8 @@ static ibx_status_t dev_use_port(ibx_qp_dev_t *dev, uint8_t port, int gid_index,
 	dev->lid = dev->port_attr.lid;
 	dev->active_mtu = dev->port_attr.active_mtu;
 	dev->link_layer = dev->port_attr.link_layer == IBV_LINK_LAYER_ETHERNET
-				  ? IBV_LINK_LAYER_ETHERNET
-				  : IBV_LINK_LAYER_INFINIBAND;
+			      ? IBV_LINK_LAYER_ETHERNET
+			      : IBV_LINK_LAYER_INFINIBAND;
 	if (gid_index < 0)
 		gid_index = (int)ibx_config()->GID_INDEX;
 	return dev_pick_gid(dev, gid_index);

@@ -174,7 +174,7 @@ ibx_status_t ibx_qp_connect(ibx_qp_t *qp, const ibx_qp_addr_t *remote,
 	}
 	rc = ibv_modify_qp(qp->qp, &qa,
 			   IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-				   IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER);
+			       IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER);
 	if (rc) {
 		ibx_error("device %s QP 0x%x: ibv_modify_qp(INIT->RTR, remote QP 0x%x, mtu %d) "
 			  "failed: %s",
@@ -191,7 +191,7 @@ ibx_status_t ibx_qp_connect(ibx_qp_t *qp, const ibx_qp_addr_t *remote,
 	qa.max_rd_atomic = (uint8_t)qp->max_rd_atomic;
 	rc = ibv_modify_qp(qp->qp, &qa,
 			   IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-				   IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC);
+			       IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC);
 	if (rc) {
 		ibx_error("device %s QP 0x%x: ibv_modify_qp(RTR->RTS) failed: %s", dev->name,
 			  qp->qpn, strerror(rc));
@@ -237,8 +237,8 @@ void ibx_qp_destroy(ibx_qp_t *qp)
 ibx_status_t ibx_qp_post_failed(ibx_qp_t *qp, const char *verb, int err,
 				const struct ibv_send_wr *bad)
 {
-	ibx_error("device %s QP 0x%x (remote QP 0x%x): %s(%s) failed: %s", qp->dev->name,
-		  qp->qpn, qp->remote.qpn, verb, bad ? ibx_qp_wr_opcode_str(bad->opcode) : "-",
+	ibx_error("device %s QP 0x%x (remote QP 0x%x): %s(%s) failed: %s", qp->dev->name, qp->qpn,
+		  qp->remote.qpn, verb, bad ? ibx_qp_wr_opcode_str(bad->opcode) : "-",
 		  strerror(err));
 	return err == ENOMEM ? IBX_ERR_BUSY : IBX_ERR_IO;
 }

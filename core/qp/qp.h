@@ -37,14 +37,14 @@ typedef struct ibx_qp_dev {
 	struct ibv_pd *pd;
 	char name[IBV_SYSFS_NAME_MAX];
 	uint8_t port;
-	uint8_t link_layer;           /* IBV_LINK_LAYER_INFINIBAND / _ETHERNET */
-	int gid_index;                /* -1 when the port has no usable GID */
+	uint8_t link_layer; /* IBV_LINK_LAYER_INFINIBAND / _ETHERNET */
+	int gid_index;	    /* -1 when the port has no usable GID */
 	union ibv_gid gid;
 	uint16_t lid;
 	enum ibv_mtu active_mtu;
 	struct ibv_device_attr attr;
 	struct ibv_port_attr port_attr;
-	bool own_ctx;                 /* ctx opened by us (closed in dev_close) */
+	bool own_ctx; /* ctx opened by us (closed in dev_close) */
 } ibx_qp_dev_t;
 
 /*
@@ -68,8 +68,9 @@ void ibx_qp_dev_describe(const ibx_qp_dev_t *dev, char *buf, size_t len);
 int ibx_qp_mtu_bytes(enum ibv_mtu mtu);
 
 /* ---- memory regions ----------------------------------------------------- */
-#define IBX_QP_ACCESS_ALL (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
-			   IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC)
+#define IBX_QP_ACCESS_ALL                                                                          \
+	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |               \
+	 IBV_ACCESS_REMOTE_ATOMIC)
 ibx_status_t ibx_qp_mr_reg(ibx_qp_dev_t *dev, void *addr, size_t len, int access,
 			   struct ibv_mr **mr_p);
 void ibx_qp_mr_dereg(struct ibv_mr *mr);
@@ -111,36 +112,41 @@ ibx_status_t ibx_qp_srq_post_list(ibx_qp_srq_t *srq, struct ibv_recv_wr *first);
 /* ---- queue pairs -------------------------------------------------------- */
 typedef struct ibx_qp_init_attr {
 	ibx_qp_cq_t *send_cq, *recv_cq;
-	ibx_qp_srq_t *srq;            /* NULL: the QP has its own receive queue */
+	ibx_qp_srq_t *srq; /* NULL: the QP has its own receive queue */
 	uint32_t max_send_wr, max_recv_wr;
 	uint32_t max_send_sge, max_recv_sge;
-	uint32_t max_inline;          /* requested; the granted value is in qp */
-	bool sq_sig_all;              /* every send WR signalled (tools only) */
-	int max_rd_atomic;            /* outstanding READ/atomics, 0: device max (<=16) */
+	uint32_t max_inline; /* requested; the granted value is in qp */
+	bool sq_sig_all;     /* every send WR signalled (tools only) */
+	int max_rd_atomic;   /* outstanding READ/atomics, 0: device max (<=16) */
 } ibx_qp_init_attr_t;
 
-#define IBX_QP_INIT_ATTR_DEFAULT(cq_)                                            \
-	((ibx_qp_init_attr_t){ .send_cq = (cq_), .recv_cq = (cq_), .srq = NULL,   \
-			       .max_send_wr = 128, .max_recv_wr = 128,             \
-			       .max_send_sge = 4, .max_recv_sge = 1,               \
-			       .max_inline = 128, .sq_sig_all = false,             \
-			       .max_rd_atomic = 0 })
+#define IBX_QP_INIT_ATTR_DEFAULT(cq_)                                                              \
+	((ibx_qp_init_attr_t){.send_cq = (cq_),                                                    \
+			      .recv_cq = (cq_),                                                    \
+			      .srq = NULL,                                                         \
+			      .max_send_wr = 128,                                                  \
+			      .max_recv_wr = 128,                                                  \
+			      .max_send_sge = 4,                                                   \
+			      .max_recv_sge = 1,                                                   \
+			      .max_inline = 128,                                                   \
+			      .sq_sig_all = false,                                                 \
+			      .max_rd_atomic = 0})
 
 /* Connection parameters of RTR/RTS; 0 fields take IBX_IB_TIMEOUT,
  * IBX_IB_RETRY, rnr_retry 7 (retry forever: a receiver that is merely slow
  * never breaks the connection), min_rnr_timer 12 (0.64 ms). */
 typedef struct ibx_qp_conn_attr {
 	int timeout, retry_cnt, rnr_retry, min_rnr_timer;
-	enum ibv_mtu mtu;             /* 0: min(local active_mtu, remote's) */
+	enum ibv_mtu mtu; /* 0: min(local active_mtu, remote's) */
 } ibx_qp_conn_attr_t;
 
 /* What a peer needs to connect to a QP. */
 typedef struct ibx_qp_addr {
 	union ibv_gid gid;
 	uint32_t qpn;
-	uint32_t psn;                 /* 24 bits */
+	uint32_t psn; /* 24 bits */
 	uint16_t lid;
-	uint8_t mtu;                  /* enum ibv_mtu: the sender's active_mtu */
+	uint8_t mtu; /* enum ibv_mtu: the sender's active_mtu */
 	uint8_t link_layer;
 	uint8_t gid_valid;
 } ibx_qp_addr_t;
@@ -158,16 +164,16 @@ typedef struct ibx_qp {
 	ibx_qp_cq_t *send_cq, *recv_cq;
 	ibx_qp_srq_t *srq;
 	uint32_t qpn;
-	uint32_t psn;                 /* our initial send PSN */
-	uint32_t max_inline;          /* granted */
+	uint32_t psn;	     /* our initial send PSN */
+	uint32_t max_inline; /* granted */
 	uint32_t max_send_wr, max_recv_wr, max_send_sge, max_recv_sge;
 	int max_rd_atomic;
 	ibx_qp_state_t state;
-	ibx_qp_addr_t remote;         /* valid once connected */
+	ibx_qp_addr_t remote; /* valid once connected */
 	/* rdma_cm connections (cm.c): the id and channel this QP came from */
 	struct rdma_cm_id *cm_id;
 	struct rdma_event_channel *cm_ch;
-	void *user;                   /* free for the owner */
+	void *user; /* free for the owner */
 } ibx_qp_t;
 
 /* Creates an RC QP and moves it to INIT (port, pkey 0, access: remote
@@ -184,9 +190,9 @@ void ibx_qp_destroy(ibx_qp_t *qp);
 
 /* ---- work requests ------------------------------------------------------ */
 /* Flags of the post helpers. */
-#define IBX_QP_SIGNALED 0x1u  /* generate a completion */
-#define IBX_QP_INLINE 0x2u    /* copy the payload into the WQE (lkeys unused) */
-#define IBX_QP_FENCE 0x4u     /* wait for earlier READ/atomics first */
+#define IBX_QP_SIGNALED 0x1u /* generate a completion */
+#define IBX_QP_INLINE	0x2u /* copy the payload into the WQE (lkeys unused) */
+#define IBX_QP_FENCE	0x4u /* wait for earlier READ/atomics first */
 
 static inline unsigned ibx_qp__send_flags(unsigned f)
 {
@@ -214,12 +220,12 @@ static inline void ibx_qp_wr_write(struct ibv_send_wr *wr, struct ibv_sge *sge, 
 	wr->wr.rdma.rkey = rkey;
 }
 static inline void ibx_qp_wr_write_imm(struct ibv_send_wr *wr, struct ibv_sge *sge, int nsge,
-				       uint64_t raddr, uint32_t rkey, uint32_t imm,
-				       uint64_t wr_id, unsigned f)
+				       uint64_t raddr, uint32_t rkey, uint32_t imm, uint64_t wr_id,
+				       unsigned f)
 {
 	ibx_qp_wr_write(wr, sge, nsge, raddr, rkey, wr_id, f);
 	wr->opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
-	wr->imm_data = htobe32(imm);   /* the receiver's wc.imm_data: be32toh() */
+	wr->imm_data = htobe32(imm); /* the receiver's wc.imm_data: be32toh() */
 }
 static inline void ibx_qp_wr_read(struct ibv_send_wr *wr, struct ibv_sge *sge, int nsge,
 				  uint64_t raddr, uint32_t rkey, uint64_t wr_id, unsigned f)
@@ -246,9 +252,8 @@ static inline void ibx_qp_wr_send_imm(struct ibv_send_wr *wr, struct ibv_sge *sg
 }
 /* 8-byte atomics: @sge names 8 registered, 8-aligned local bytes that
  * receive the remote's previous value; @raddr must be 8-aligned. */
-static inline void ibx_qp_wr_fetch_add(struct ibv_send_wr *wr, struct ibv_sge *sge,
-				       uint64_t raddr, uint32_t rkey, uint64_t add,
-				       uint64_t wr_id, unsigned f)
+static inline void ibx_qp_wr_fetch_add(struct ibv_send_wr *wr, struct ibv_sge *sge, uint64_t raddr,
+				       uint32_t rkey, uint64_t add, uint64_t wr_id, unsigned f)
 {
 	memset(wr, 0, sizeof(*wr));
 	wr->wr_id = wr_id;
@@ -261,8 +266,8 @@ static inline void ibx_qp_wr_fetch_add(struct ibv_send_wr *wr, struct ibv_sge *s
 	wr->wr.atomic.compare_add = add;
 }
 static inline void ibx_qp_wr_cswap(struct ibv_send_wr *wr, struct ibv_sge *sge, uint64_t raddr,
-				   uint32_t rkey, uint64_t compare, uint64_t swap,
-				   uint64_t wr_id, unsigned f)
+				   uint32_t rkey, uint64_t compare, uint64_t swap, uint64_t wr_id,
+				   unsigned f)
 {
 	ibx_qp_wr_fetch_add(wr, sge, raddr, rkey, compare, wr_id, f);
 	wr->opcode = IBV_WR_ATOMIC_CMP_AND_SWP;
@@ -319,9 +324,9 @@ static inline ibx_status_t ibx_qp_post_send(ibx_qp_t *qp, struct ibv_sge *sge, i
 	ibx_qp_wr_send(&wr, sge, nsge, wr_id, f);
 	return ibx_qp_post_list(qp, &wr, NULL);
 }
-static inline ibx_status_t ibx_qp_post_fetch_add(ibx_qp_t *qp, struct ibv_sge *sge,
-						 uint64_t raddr, uint32_t rkey, uint64_t add,
-						 uint64_t wr_id, unsigned f)
+static inline ibx_status_t ibx_qp_post_fetch_add(ibx_qp_t *qp, struct ibv_sge *sge, uint64_t raddr,
+						 uint32_t rkey, uint64_t add, uint64_t wr_id,
+						 unsigned f)
 {
 	struct ibv_send_wr wr;
 	ibx_qp_wr_fetch_add(&wr, sge, raddr, rkey, add, wr_id, f);
@@ -341,7 +346,7 @@ ibx_status_t ibx_qp_post_recv_list(ibx_qp_t *qp, struct ibv_recv_wr *first);
 static inline ibx_status_t ibx_qp_post_recv(ibx_qp_t *qp, struct ibv_sge *sge, int nsge,
 					    uint64_t wr_id)
 {
-	struct ibv_recv_wr wr = { .wr_id = wr_id, .next = NULL, .sg_list = sge, .num_sge = nsge };
+	struct ibv_recv_wr wr = {.wr_id = wr_id, .next = NULL, .sg_list = sge, .num_sge = nsge};
 	return ibx_qp_post_recv_list(qp, &wr);
 }
 

@@ -19,8 +19,8 @@ void ibx_qp_cm_release(ibx_qp_t *qp, bool disconnect);
 /* ---- wire format of the channel (both ends run the same build) ---------- */
 enum qp_msg_type {
 	QP_MSG_EAGER = 1, /* hdr | payload */
-	QP_MSG_RTS = 2,   /* hdr | qp_rts_t: rendezvous announcement */
-	QP_MSG_FIN = 3,   /* hdr | qp_fin_t: rendezvous data moved */
+	QP_MSG_RTS = 2,	  /* hdr | qp_rts_t: rendezvous announcement */
+	QP_MSG_FIN = 3,	  /* hdr | qp_fin_t: rendezvous data moved */
 };
 
 /* Largest inline eager message sent from the stack by the fast path. */
@@ -33,7 +33,7 @@ typedef struct qp_hdr {
 	uint8_t type;
 	uint8_t flags;
 	uint16_t credits; /* piggy-backed: messages of yours I have consumed (mod 2^16) */
-	int32_t src;      /* sender's world rank */
+	int32_t src;	  /* sender's world rank */
 	uint64_t tag;
 } qp_hdr_t;
 
@@ -66,11 +66,11 @@ static inline bool qp_mbox_decode(uint32_t w, uint16_t *count_p)
 
 /* ---- send-queue tracking ------------------------------------------------ */
 enum qp_sqe_kind {
-	SQE_MSG = 1,  /* eager/RTS/FIN send (maybe from a bounce buffer) */
-	SQE_MBOX,     /* credit mailbox write (also the "flush" WQE) */
-	SQE_RNDV,     /* rendezvous RDMA READ into a receive request */
-	SQE_RMA,      /* put / get / put_imm */
-	SQE_AMO,      /* fetch-add / compare-swap */
+	SQE_MSG = 1, /* eager/RTS/FIN send (maybe from a bounce buffer) */
+	SQE_MBOX,    /* credit mailbox write (also the "flush" WQE) */
+	SQE_RNDV,    /* rendezvous RDMA READ into a receive request */
+	SQE_RMA,     /* put / get / put_imm */
+	SQE_AMO,     /* fetch-add / compare-swap */
 };
 
 typedef struct qp_regs {
@@ -80,12 +80,12 @@ typedef struct qp_regs {
 
 typedef struct qp_sqe {
 	uint8_t kind;
-	uint8_t last;       /* last WQE of its operation (completes it) */
-	uint8_t opcode;     /* enum ibv_wr_opcode, for messages */
+	uint8_t last;	/* last WQE of its operation (completes it) */
+	uint8_t opcode; /* enum ibv_wr_opcode, for messages */
 	uint8_t signaled;
-	int32_t txbuf;      /* bounce buffer index or -1 */
+	int32_t txbuf;	    /* bounce buffer index or -1 */
 	ibx_request_t *req; /* operation's request (may be NULL) */
-	void *aux;          /* SQE_RMA: qp_regs_t *; SQE_AMO: result slot */
+	void *aux;	    /* SQE_RMA: qp_regs_t *; SQE_AMO: result slot */
 	uint64_t *result;   /* SQE_AMO: caller's result */
 } qp_sqe_t;
 
@@ -98,14 +98,14 @@ typedef struct qp_op {
 	ibx_request_t *req;
 	uint64_t raddr;
 	uint32_t rkey;
-	uint32_t imm;        /* put_imm; FIN: the id */
-	uint64_t a, b;       /* add / compare, swap */
+	uint32_t imm;  /* put_imm; FIN: the id */
+	uint64_t a, b; /* add / compare, swap */
 	uint64_t *result;
 	const struct iovec *iov; /* put/get: the caller's, or iovs[] once queued */
 	int n;
-	int pos;             /* iovs posted so far (long lists go in parts) */
-	uint64_t roff;       /* remote offset reached */
-	qp_regs_t *regs;     /* registrations of iov[] (reg cache, OGR) */
+	int pos;	 /* iovs posted so far (long lists go in parts) */
+	uint64_t roff;	 /* remote offset reached */
+	qp_regs_t *regs; /* registrations of iov[] (reg cache, OGR) */
 	struct iovec iovs[];
 } qp_op_t;
 
@@ -117,23 +117,23 @@ typedef struct qp_peer {
 	int idx;
 	ibx_qp_t *qp;
 	ibx_peer_t *ipeer;
-	ibx_status_t error;         /* sticky, IBX_OK while healthy */
+	ibx_status_t error; /* sticky, IBX_OK while healthy */
 	/* send credits: messages sent and consumed by the peer, mod 2^16 */
 	uint16_t tx_sent, tx_acked;
-	uint16_t tx_credits_max;    /* what the peer reserved for us */
-	uint32_t eager_max;         /* min(our eager limit, the peer's) */
+	uint16_t tx_credits_max; /* what the peer reserved for us */
+	uint32_t eager_max;	 /* min(our eager limit, the peer's) */
 	/* receive side: messages of this peer consumed / reported back */
 	uint16_t rx_done, rx_told;
-	uint32_t mbox_val;          /* inline source of our mailbox writes */
-	uint64_t rmbox_addr;        /* our slot in the peer's mailbox array */
+	uint32_t mbox_val;   /* inline source of our mailbox writes */
+	uint64_t rmbox_addr; /* our slot in the peer's mailbox array */
 	uint32_t rmbox_rkey;
 	/* send queue: WQEs [sq_tail, sq_head) are outstanding */
 	uint32_t sq_head, sq_tail, sq_mask, sq_max;
-	uint32_t sq_unsig;          /* unsignalled WQEs since the last signalled */
-	uint32_t sq_last_sig;       /* seq of the newest signalled WQE + 1 */
+	uint32_t sq_unsig;    /* unsignalled WQEs since the last signalled */
+	uint32_t sq_last_sig; /* seq of the newest signalled WQE + 1 */
 	qp_sqe_t *sqe;
 	/* FIFOs of work waiting for credits or slots */
-	ibx_req_queue_t pend_tag;   /* tag sends (request linkage) */
+	ibx_req_queue_t pend_tag; /* tag sends (request linkage) */
 	qp_op_t *pend_head, *pend_tail;
 	bool on_pend_list;
 	struct qp_peer *pend_next;
@@ -181,23 +181,23 @@ typedef struct qp_path {
 	/* peers */
 	int npeers;
 	qp_peer_t *peers;
-	qp_peer_t **by_rank;        /* [ctx->size] */
+	qp_peer_t **by_rank; /* [ctx->size] */
 	qp_peer_t **qpn_hash;
 	uint32_t qpn_mask;
-	qp_peer_t *pend_list;       /* peers with queued work */
+	qp_peer_t *pend_list; /* peers with queued work */
 	/* parameters */
-	uint16_t credits;           /* we reserve per peer */
-	uint16_t credit_threshold;  /* explicit update after this many */
+	uint16_t credits;	   /* we reserve per peer */
+	uint16_t credit_threshold; /* explicit update after this many */
 	uint32_t eager_limit, inline_max, signal_every, sq_depth;
-	uint32_t max_sge, max_sge_rd;   /* per WQE: gather (write), scatter (read) */
-	uint64_t max_msg;               /* bytes per WQE */
+	uint32_t max_sge, max_sge_rd; /* per WQE: gather (write), scatter (read) */
+	uint64_t max_msg;	      /* bytes per WQE */
 	uint64_t progress_calls;
 	/* traffic counters, reported at finalize (IBX_LOG=info) */
 	struct {
 		uint64_t msgs_sent, msgs_recvd; /* eager, RTS, FIN */
-		uint64_t credit_writes;         /* credit returns without a message */
-		uint64_t flush_wqes;            /* signalled mailbox writes (SQ reclaim) */
-		uint64_t sends_queued;          /* waited for a credit, slot or buffer */
+		uint64_t credit_writes;		/* credit returns without a message */
+		uint64_t flush_wqes;		/* signalled mailbox writes (SQ reclaim) */
+		uint64_t sends_queued;		/* waited for a credit, slot or buffer */
 	} stats;
 	bool finalizing;
 	ibx_qp_imm_cb_t imm_cb;
@@ -260,8 +260,8 @@ ibx_status_t ibx_qp_rma_put(ibx_peer_t *peer, const struct iovec *src, int n, ui
 			    uint32_t rkey, ibx_request_t *req);
 ibx_status_t ibx_qp_rma_get(ibx_peer_t *peer, const struct iovec *dst, int n, uint64_t raddr,
 			    uint32_t rkey, ibx_request_t *req);
-ibx_status_t ibx_qp_rma_put_imm(ibx_peer_t *peer, const struct iovec *src, int n,
-				uint64_t raddr, uint32_t rkey, uint32_t imm, ibx_request_t *req);
+ibx_status_t ibx_qp_rma_put_imm(ibx_peer_t *peer, const struct iovec *src, int n, uint64_t raddr,
+				uint32_t rkey, uint32_t imm, ibx_request_t *req);
 ibx_status_t ibx_qp_rma_fetch_add(ibx_peer_t *peer, uint64_t raddr, uint32_t rkey, uint64_t add,
 				  uint64_t *result, ibx_request_t *req);
 ibx_status_t ibx_qp_rma_cswap(ibx_peer_t *peer, uint64_t raddr, uint32_t rkey, uint64_t compare,

@@ -72,8 +72,7 @@ void ibx_qp_op_queue_fail(qp_peer_t *p, qp_op_t *op, ibx_status_t why)
 	qp_path_t *path = p->path;
 
 	switch (op->kind) {
-	case OP_FIN:
-		break;
+	case OP_FIN: break;
 	case OP_RNDV_READ: {
 		ibx_rcache_region_t *reg = (ibx_rcache_region_t *)(uintptr_t)op->req->priv[1];
 
@@ -154,9 +153,9 @@ static ibx_status_t rndv_read_start(qp_peer_t *p, qp_op_t *op, bool from_queue)
 		e->signaled = sig;
 		if (sig)
 			p->sq_last_sig = p->sq_head;
-		sge[i] = (struct ibv_sge){ (uintptr_t)req->buf + off,
-					   (uint32_t)(last ? len - off : chunk),
-					   ibx_rcache_region_lkey(reg) };
+		sge[i] = (struct ibv_sge){(uintptr_t)req->buf + off,
+					  (uint32_t)(last ? len - off : chunk),
+					  ibx_rcache_region_lkey(reg)};
 		ibx_qp_wr_read(&wr[i], &sge[i], 1, op->raddr + off, op->rkey, wr_id,
 			       sig ? IBX_QP_SIGNALED : 0);
 		if (i)
@@ -202,8 +201,8 @@ static ibx_status_t rma_start(qp_peer_t *p, qp_op_t *op, bool from_queue)
 			goto busy;
 		for (int i = 0; i < op->n; i++)
 			if (op->iov[i].iov_len)
-				sge[0][k++] = (struct ibv_sge){ (uintptr_t)op->iov[i].iov_base,
-								(uint32_t)op->iov[i].iov_len, 0 };
+				sge[0][k++] = (struct ibv_sge){(uintptr_t)op->iov[i].iov_base,
+							       (uint32_t)op->iov[i].iov_len, 0};
 		sig = ibx_qp_sig_decide(p, op->req != NULL);
 		e = qp_sqe_claim(p, &wr_id);
 		e->kind = SQE_RMA;
@@ -256,10 +255,9 @@ static ibx_status_t rma_start(qp_peer_t *p, qp_op_t *op, bool from_queue)
 			if (v->iov_len) {
 				if (k && bytes + v->iov_len > path->max_msg)
 					break;
-				sge[nwr][k++] = (struct ibv_sge){
-					(uintptr_t)v->iov_base, (uint32_t)v->iov_len,
-					ibx_rcache_region_lkey(op->regs->r[op->pos])
-				};
+				sge[nwr][k++] =
+				    (struct ibv_sge){(uintptr_t)v->iov_base, (uint32_t)v->iov_len,
+						     ibx_rcache_region_lkey(op->regs->r[op->pos])};
 				bytes += v->iov_len;
 			}
 			op->pos++;
@@ -334,7 +332,7 @@ static ibx_status_t amo_start(qp_peer_t *p, qp_op_t *op)
 	if (qp_sq_space(p) == 0 || path->amo_nfree == 0)
 		return IBX_ERR_BUSY;
 	slot = path->amo_free[--path->amo_nfree];
-	sge = (struct ibv_sge){ (uintptr_t)&path->amo[slot], 8, path->amo_mr->lkey };
+	sge = (struct ibv_sge){(uintptr_t)&path->amo[slot], 8, path->amo_mr->lkey};
 	ibx_qp_sig_decide(p, true);
 	e = qp_sqe_claim(p, &wr_id);
 	e->kind = SQE_AMO;
@@ -361,11 +359,8 @@ ibx_status_t ibx_qp_op_start(qp_peer_t *p, qp_op_t *op, bool from_queue)
 	ibx_status_t st;
 
 	switch (op->kind) {
-	case OP_FIN:
-		st = ibx_qp_fin_start(p, op->imm);
-		return st == IBX_OK ? IBX_INPROGRESS : st;
-	case OP_RNDV_READ:
-		return rndv_read_start(p, op, from_queue);
+	case OP_FIN: st = ibx_qp_fin_start(p, op->imm); return st == IBX_OK ? IBX_INPROGRESS : st;
+	case OP_RNDV_READ: return rndv_read_start(p, op, from_queue);
 	case OP_PUT:
 	case OP_PUT_IMM:
 	case OP_GET:
@@ -378,8 +373,7 @@ ibx_status_t ibx_qp_op_start(qp_peer_t *p, qp_op_t *op, bool from_queue)
 		}
 		return st;
 	case OP_FADD:
-	case OP_CSWAP:
-		return amo_start(p, op);
+	case OP_CSWAP: return amo_start(p, op);
 	}
 	return IBX_ERR_INVALID_PARAM;
 }
@@ -454,8 +448,7 @@ static ibx_status_t iov_check(qp_peer_t *p, const struct iovec *iov, int n)
 ibx_status_t ibx_qp_rma_put(ibx_peer_t *peer, const struct iovec *src, int n, uint64_t raddr,
 			    uint32_t rkey, ibx_request_t *req)
 {
-	qp_op_t op = { .kind = OP_PUT, .req = req, .raddr = raddr, .rkey = rkey, .iov = src,
-		       .n = n };
+	qp_op_t op = {.kind = OP_PUT, .req = req, .raddr = raddr, .rkey = rkey, .iov = src, .n = n};
 	ibx_status_t st = iov_check(peer->path, src, n);
 
 	return st != IBX_OK ? st : rma_submit(peer, &op);
@@ -464,18 +457,22 @@ ibx_status_t ibx_qp_rma_put(ibx_peer_t *peer, const struct iovec *src, int n, ui
 ibx_status_t ibx_qp_rma_get(ibx_peer_t *peer, const struct iovec *dst, int n, uint64_t raddr,
 			    uint32_t rkey, ibx_request_t *req)
 {
-	qp_op_t op = { .kind = OP_GET, .req = req, .raddr = raddr, .rkey = rkey, .iov = dst,
-		       .n = n };
+	qp_op_t op = {.kind = OP_GET, .req = req, .raddr = raddr, .rkey = rkey, .iov = dst, .n = n};
 	ibx_status_t st = iov_check(peer->path, dst, n);
 
 	return st != IBX_OK ? st : rma_submit(peer, &op);
 }
 
-ibx_status_t ibx_qp_rma_put_imm(ibx_peer_t *peer, const struct iovec *src, int n,
-				uint64_t raddr, uint32_t rkey, uint32_t imm, ibx_request_t *req)
+ibx_status_t ibx_qp_rma_put_imm(ibx_peer_t *peer, const struct iovec *src, int n, uint64_t raddr,
+				uint32_t rkey, uint32_t imm, ibx_request_t *req)
 {
-	qp_op_t op = { .kind = OP_PUT_IMM, .req = req, .raddr = raddr, .rkey = rkey, .imm = imm,
-		       .iov = src, .n = n };
+	qp_op_t op = {.kind = OP_PUT_IMM,
+		      .req = req,
+		      .raddr = raddr,
+		      .rkey = rkey,
+		      .imm = imm,
+		      .iov = src,
+		      .n = n};
 	ibx_status_t st = iov_check(peer->path, src, n);
 
 	return st != IBX_OK ? st : rma_submit(peer, &op);
@@ -484,8 +481,8 @@ ibx_status_t ibx_qp_rma_put_imm(ibx_peer_t *peer, const struct iovec *src, int n
 ibx_status_t ibx_qp_rma_fetch_add(ibx_peer_t *peer, uint64_t raddr, uint32_t rkey, uint64_t add,
 				  uint64_t *result, ibx_request_t *req)
 {
-	qp_op_t op = { .kind = OP_FADD, .req = req, .raddr = raddr, .rkey = rkey, .a = add,
-		       .result = result };
+	qp_op_t op = {
+	    .kind = OP_FADD, .req = req, .raddr = raddr, .rkey = rkey, .a = add, .result = result};
 
 	if (raddr & 7)
 		return IBX_ERR_INVALID_PARAM;
@@ -495,8 +492,13 @@ ibx_status_t ibx_qp_rma_fetch_add(ibx_peer_t *peer, uint64_t raddr, uint32_t rke
 ibx_status_t ibx_qp_rma_cswap(ibx_peer_t *peer, uint64_t raddr, uint32_t rkey, uint64_t compare,
 			      uint64_t swap, uint64_t *result, ibx_request_t *req)
 {
-	qp_op_t op = { .kind = OP_CSWAP, .req = req, .raddr = raddr, .rkey = rkey, .a = compare,
-		       .b = swap, .result = result };
+	qp_op_t op = {.kind = OP_CSWAP,
+		      .req = req,
+		      .raddr = raddr,
+		      .rkey = rkey,
+		      .a = compare,
+		      .b = swap,
+		      .result = result};
 
 	if (raddr & 7)
 		return IBX_ERR_INVALID_PARAM;

@@ -17,8 +17,9 @@ ibx_status_t ibx_qp_srq_create(ibx_qp_dev_t *dev, uint32_t max_wr, uint32_t max_
 	if (!srq)
 		return IBX_ERR_NO_MEMORY;
 	if (dev->attr.max_srq_wr > 0 && max_wr > (uint32_t)dev->attr.max_srq_wr) {
-		ibx_error("device %s: SRQ of %u buffers exceeds max_srq_wr %d (lower IBX_IB_RX_BUFS)",
-			  dev->name, max_wr, dev->attr.max_srq_wr);
+		ibx_error(
+		    "device %s: SRQ of %u buffers exceeds max_srq_wr %d (lower IBX_IB_RX_BUFS)",
+		    dev->name, max_wr, dev->attr.max_srq_wr);
 		free(srq);
 		return IBX_ERR_NO_RESOURCE;
 	}

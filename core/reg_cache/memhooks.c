@@ -58,7 +58,7 @@ static int (*next_brk)(void *);
 static void *(*next_sbrk)(intptr_t);
 static int (*next_malloc_trim)(size_t);
 
-extern void *__curbrk;             /* glibc: the current break */
+extern void *__curbrk;		   /* glibc: the current break */
 extern void *__sbrk(intptr_t inc); /* glibc: sbrk without interposition */
 
 /* ---- listeners ------------------------------------------------------------ */

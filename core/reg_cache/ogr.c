@@ -25,7 +25,7 @@
 
 typedef struct ogr_item {
 	uintptr_t start, end; /* page aligned */
-	size_t idx;           /* index in the caller's list */
+	size_t idx;	      /* index in the caller's list */
 } ogr_item_t;
 
 typedef struct ogr_block {
@@ -137,7 +137,7 @@ static ibx_status_t ogr_get_locked(ibx_rcache_t *cache, const struct iovec *bufs
 	ogr_block_t *blocks = NULL;
 	size_t *stack = NULL;
 	size_t nitems = 0, nblocks = 0, g0 = 0;
-	ogr_ctx_t c = { cache, NULL, NULL, regions };
+	ogr_ctx_t c = {cache, NULL, NULL, regions};
 	ibx_status_t ret = IBX_OK;
 	double fixed = cache->params.cost.fixed_ns, per_byte = cache->params.cost.per_byte_ns;
 	/* Largest gap worth registering rather than paying a second region. */
@@ -255,8 +255,8 @@ ibx_status_t ibx_rcache_ogr_get(ibx_rcache_t *cache, const struct iovec *bufs, s
 			regions_p[i] = NULL;
 			if (bufs[i].iov_len == 0)
 				continue;
-			ret = rcache_get_locked(cache, (uintptr_t)bufs[i].iov_base,
-						bufs[i].iov_len, &regions_p[i]);
+			ret = rcache_get_locked(cache, (uintptr_t)bufs[i].iov_base, bufs[i].iov_len,
+						&regions_p[i]);
 			if (ret != IBX_OK)
 				break;
 		}
@@ -302,7 +302,7 @@ static int dbl_cmp(const void *a, const void *b)
  */
 ibx_status_t rcache_measure_cost(ibx_rcache_t *cache, ibx_rcache_cost_t *cost_p)
 {
-	static const size_t pages[] = { 1, 16, 64, 256 };
+	static const size_t pages[] = {1, 16, 64, 256};
 	const size_t nsizes = IBX_ARRAY_SIZE(pages);
 	size_t len = pages[nsizes - 1] * cache->page_size;
 	double x[IBX_ARRAY_SIZE(pages)], y[IBX_ARRAY_SIZE(pages)];

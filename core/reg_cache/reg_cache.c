@@ -298,7 +298,7 @@ ibx_rcache_region_t *rcache_lookup(ibx_rcache_t *cache, uintptr_t start, uintptr
 typedef struct merge_set {
 	ibx_rcache_region_t **r;
 	size_t n, cap;
-	uintptr_t lo, hi; /* page-aligned request */
+	uintptr_t lo, hi;   /* page-aligned request */
 	uintptr_t ulo, uhi; /* union */
 	bool nomem;
 } merge_set_t;
@@ -344,7 +344,7 @@ ibx_status_t rcache_get_locked(ibx_rcache_t *cache, uintptr_t addr, size_t len,
 			       ibx_rcache_region_t **region_p)
 {
 	ibx_rcache_region_t *r = NULL;
-	merge_set_t m = { 0 };
+	merge_set_t m = {0};
 	ibx_status_t ret;
 	uintptr_t lo, hi;
 

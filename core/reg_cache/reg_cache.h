@@ -151,22 +151,22 @@ typedef struct ibx_rcache_cost {
 
 typedef struct ibx_rcache_params {
 	const char *name;   /* for messages (the device name) */
-	bool enable;        /* false: no caching, every get registers, the
+	bool enable;	    /* false: no caching, every get registers, the
 			     * last put deregisters (OGR still groups) */
 	size_t max_bytes;   /* unreferenced regions are evicted (LRU) ... */
 	size_t max_entries; /* ... while the cache holds more than this */
-	bool ogr;           /* false: ogr_get registers buffer by buffer */
+	bool ogr;	    /* false: ogr_get registers buffer by buffer */
 	/* Zero: measured at create time by registering a few sizes. */
 	ibx_rcache_cost_t cost;
 } ibx_rcache_params_t;
 
 typedef struct ibx_rcache_stats {
 	uint64_t hits, misses;
-	uint64_t regs, deregs;     /* registrar calls that succeeded */
-	uint64_t reg_failures;     /* registrar calls that failed (OGR retries too) */
-	uint64_t evictions;        /* unreferenced regions dropped by the limits */
-	uint64_t invalidations;    /* regions dropped because their memory went away */
-	uint64_t merges;           /* cached regions absorbed into a bigger one */
+	uint64_t regs, deregs;	   /* registrar calls that succeeded */
+	uint64_t reg_failures;	   /* registrar calls that failed (OGR retries too) */
+	uint64_t evictions;	   /* unreferenced regions dropped by the limits */
+	uint64_t invalidations;	   /* regions dropped because their memory went away */
+	uint64_t merges;	   /* cached regions absorbed into a bigger one */
 	uint64_t bytes_registered; /* sum over all registrations */
 	uint64_t ogr_calls, ogr_regions, ogr_splits;
 	size_t cur_bytes, cur_entries; /* registered now (cached or still referenced) */

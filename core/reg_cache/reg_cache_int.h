@@ -13,7 +13,7 @@
 #include <stdatomic.h>
 
 struct ibx_rcache_region {
-	ibx_itree_node_t node; /* [base, base + len) while cached */
+	ibx_itree_node_t node;		       /* [base, base + len) while cached */
 	struct ibx_rcache_region *prev, *next; /* LRU (cached, unreferenced) or
 						* detached list (uncached, referenced) */
 	void *handle;
@@ -22,10 +22,10 @@ struct ibx_rcache_region {
 	unsigned flags; /* REGION_* */
 };
 
-#define REGION_IN_TREE  0x1u /* findable by get */
-#define REGION_IN_LRU   0x2u
+#define REGION_IN_TREE	0x1u /* findable by get */
+#define REGION_IN_LRU	0x2u
 #define REGION_DETACHED 0x4u /* out of the tree, still referenced */
-#define REGION_INVALID  0x8u /* its memory went away */
+#define REGION_INVALID	0x8u /* its memory went away */
 
 typedef struct region_list {
 	ibx_rcache_region_t *head, *tail;
@@ -56,7 +56,7 @@ struct ibx_rcache {
 	char name[64];
 	size_t page_size;
 	ibx_itree_t tree;
-	region_list_t lru;      /* head = least recently released */
+	region_list_t lru;	/* head = least recently released */
 	region_list_t detached; /* referenced regions no longer in the tree */
 	ibx_rcache_stats_t stats;
 	/* memory hooks */

@@ -13,8 +13,8 @@ typedef struct verbs_reg {
 	int access;
 } verbs_reg_t;
 
-static ibx_status_t verbs_reg(void *ctx, void *addr, size_t len, void **handle_p,
-			      uint32_t *lkey_p, uint32_t *rkey_p)
+static ibx_status_t verbs_reg(void *ctx, void *addr, size_t len, void **handle_p, uint32_t *lkey_p,
+			      uint32_t *rkey_p)
 {
 	verbs_reg_t *v = ctx;
 	struct ibv_mr *mr;
@@ -54,9 +54,9 @@ static ibx_status_t verbs_dereg(void *ctx, void *handle)
 }
 
 static const ibx_rcache_reg_ops_t verbs_reg_ops = {
-	.name = "ibv_reg_mr",
-	.reg = verbs_reg,
-	.dereg = verbs_dereg,
+    .name = "ibv_reg_mr",
+    .reg = verbs_reg,
+    .dereg = verbs_dereg,
 };
 
 /* Before the first registration of the process, unless the environment

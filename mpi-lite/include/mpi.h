@@ -23,9 +23,9 @@
 extern "C" {
 #endif
 
-#define MPI_VERSION 3
+#define MPI_VERSION    3
 #define MPI_SUBVERSION 1
-#define MPILITE 1
+#define MPILITE	       1
 
 /* ---- scalar types ------------------------------------------------------- */
 typedef intptr_t MPI_Aint;
@@ -52,169 +52,169 @@ typedef struct MPI_Status {
 } MPI_Status;
 
 /* Null handles. */
-#define MPI_COMM_NULL ((MPI_Comm)0)
-#define MPI_DATATYPE_NULL ((MPI_Datatype)0)
-#define MPI_OP_NULL ((MPI_Op)0)
-#define MPI_REQUEST_NULL ((MPI_Request)0)
+#define MPI_COMM_NULL	    ((MPI_Comm)0)
+#define MPI_DATATYPE_NULL   ((MPI_Datatype)0)
+#define MPI_OP_NULL	    ((MPI_Op)0)
+#define MPI_REQUEST_NULL    ((MPI_Request)0)
 #define MPI_ERRHANDLER_NULL ((MPI_Errhandler)0)
-#define MPI_GROUP_NULL ((MPI_Group)0)
-#define MPI_INFO_NULL ((MPI_Info)0)
+#define MPI_GROUP_NULL	    ((MPI_Group)0)
+#define MPI_INFO_NULL	    ((MPI_Info)0)
 
-#define MPI_STATUS_IGNORE ((MPI_Status *)0)
+#define MPI_STATUS_IGNORE   ((MPI_Status *)0)
 #define MPI_STATUSES_IGNORE ((MPI_Status *)0)
 
 #define MPI_IN_PLACE ((void *)1)
-#define MPI_BOTTOM ((void *)0)
+#define MPI_BOTTOM   ((void *)0)
 
 /* ---- constants ------------------------------------------------------------- */
-#define MPI_ANY_SOURCE (-1)
-#define MPI_ANY_TAG (-1)
-#define MPI_PROC_NULL (-2)
-#define MPI_ROOT (-3)
-#define MPI_UNDEFINED (-32766)
+#define MPI_ANY_SOURCE	   (-1)
+#define MPI_ANY_TAG	   (-1)
+#define MPI_PROC_NULL	   (-2)
+#define MPI_ROOT	   (-3)
+#define MPI_UNDEFINED	   (-32766)
 #define MPI_KEYVAL_INVALID (-1)
 
-#define MPI_MAX_PROCESSOR_NAME 256
-#define MPI_MAX_ERROR_STRING 256
+#define MPI_MAX_PROCESSOR_NAME	       256
+#define MPI_MAX_ERROR_STRING	       256
 #define MPI_MAX_LIBRARY_VERSION_STRING 256
-#define MPI_MAX_OBJECT_NAME 64
-#define MPI_MAX_INFO_KEY 255
-#define MPI_MAX_INFO_VAL 1024
-#define MPI_MAX_PORT_NAME 1024
-#define MPI_MAX_DATAREP_STRING 128
+#define MPI_MAX_OBJECT_NAME	       64
+#define MPI_MAX_INFO_KEY	       255
+#define MPI_MAX_INFO_VAL	       1024
+#define MPI_MAX_PORT_NAME	       1024
+#define MPI_MAX_DATAREP_STRING	       128
 
 /* thread levels */
-#define MPI_THREAD_SINGLE 0
-#define MPI_THREAD_FUNNELED 1
+#define MPI_THREAD_SINGLE     0
+#define MPI_THREAD_FUNNELED   1
 #define MPI_THREAD_SERIALIZED 2
-#define MPI_THREAD_MULTIPLE 3
+#define MPI_THREAD_MULTIPLE   3
 
 /* results of comparisons */
-#define MPI_IDENT 0
+#define MPI_IDENT     0
 #define MPI_CONGRUENT 1
-#define MPI_SIMILAR 2
-#define MPI_UNEQUAL 3
+#define MPI_SIMILAR   2
+#define MPI_UNEQUAL   3
 
 /* MPI_Comm_split_type */
 #define MPI_COMM_TYPE_SHARED 1
 
 /* array order for MPI_Type_create_subarray */
-#define MPI_ORDER_C 0
+#define MPI_ORDER_C	  0
 #define MPI_ORDER_FORTRAN 1
 
 /* predefined attribute keys (MPI_Comm_get_attr on MPI_COMM_WORLD) */
-#define MPI_TAG_UB 1
-#define MPI_HOST 2
-#define MPI_IO 3
+#define MPI_TAG_UB	    1
+#define MPI_HOST	    2
+#define MPI_IO		    3
 #define MPI_WTIME_IS_GLOBAL 4
-#define MPI_UNIVERSE_SIZE 5
-#define MPI_APPNUM 6
-#define MPI_LASTUSEDCODE 7
+#define MPI_UNIVERSE_SIZE   5
+#define MPI_APPNUM	    6
+#define MPI_LASTUSEDCODE    7
 
 /* ---- error classes (MPI-3.1 table 8.2 / 8.3) ---------------------------- */
-#define MPI_SUCCESS 0
-#define MPI_ERR_BUFFER 1
-#define MPI_ERR_COUNT 2
-#define MPI_ERR_TYPE 3
-#define MPI_ERR_TAG 4
-#define MPI_ERR_COMM 5
-#define MPI_ERR_RANK 6
-#define MPI_ERR_REQUEST 7
-#define MPI_ERR_ROOT 8
-#define MPI_ERR_GROUP 9
-#define MPI_ERR_OP 10
-#define MPI_ERR_TOPOLOGY 11
-#define MPI_ERR_DIMS 12
-#define MPI_ERR_ARG 13
-#define MPI_ERR_UNKNOWN 14
-#define MPI_ERR_TRUNCATE 15
-#define MPI_ERR_OTHER 16
-#define MPI_ERR_INTERN 17
-#define MPI_ERR_PENDING 18
-#define MPI_ERR_IN_STATUS 19
-#define MPI_ERR_ACCESS 20
-#define MPI_ERR_AMODE 21
-#define MPI_ERR_ASSERT 22
-#define MPI_ERR_BAD_FILE 23
-#define MPI_ERR_BASE 24
-#define MPI_ERR_CONVERSION 25
-#define MPI_ERR_DISP 26
-#define MPI_ERR_DUP_DATAREP 27
-#define MPI_ERR_FILE_EXISTS 28
-#define MPI_ERR_FILE_IN_USE 29
-#define MPI_ERR_FILE 30
-#define MPI_ERR_INFO_KEY 31
-#define MPI_ERR_INFO_NOKEY 32
-#define MPI_ERR_INFO_VALUE 33
-#define MPI_ERR_INFO 34
-#define MPI_ERR_IO 35
-#define MPI_ERR_KEYVAL 36
-#define MPI_ERR_LOCKTYPE 37
-#define MPI_ERR_NAME 38
-#define MPI_ERR_NO_MEM 39
-#define MPI_ERR_NOT_SAME 40
-#define MPI_ERR_NO_SPACE 41
-#define MPI_ERR_NO_SUCH_FILE 42
-#define MPI_ERR_PORT 43
-#define MPI_ERR_QUOTA 44
-#define MPI_ERR_READ_ONLY 45
-#define MPI_ERR_RMA_ATTACH 46
-#define MPI_ERR_RMA_CONFLICT 47
-#define MPI_ERR_RMA_RANGE 48
-#define MPI_ERR_RMA_SHARED 49
-#define MPI_ERR_RMA_SYNC 50
-#define MPI_ERR_RMA_FLAVOR 51
-#define MPI_ERR_SERVICE 52
-#define MPI_ERR_SIZE 53
-#define MPI_ERR_SPAWN 54
-#define MPI_ERR_UNSUPPORTED_DATAREP 55
+#define MPI_SUCCESS		      0
+#define MPI_ERR_BUFFER		      1
+#define MPI_ERR_COUNT		      2
+#define MPI_ERR_TYPE		      3
+#define MPI_ERR_TAG		      4
+#define MPI_ERR_COMM		      5
+#define MPI_ERR_RANK		      6
+#define MPI_ERR_REQUEST		      7
+#define MPI_ERR_ROOT		      8
+#define MPI_ERR_GROUP		      9
+#define MPI_ERR_OP		      10
+#define MPI_ERR_TOPOLOGY	      11
+#define MPI_ERR_DIMS		      12
+#define MPI_ERR_ARG		      13
+#define MPI_ERR_UNKNOWN		      14
+#define MPI_ERR_TRUNCATE	      15
+#define MPI_ERR_OTHER		      16
+#define MPI_ERR_INTERN		      17
+#define MPI_ERR_PENDING		      18
+#define MPI_ERR_IN_STATUS	      19
+#define MPI_ERR_ACCESS		      20
+#define MPI_ERR_AMODE		      21
+#define MPI_ERR_ASSERT		      22
+#define MPI_ERR_BAD_FILE	      23
+#define MPI_ERR_BASE		      24
+#define MPI_ERR_CONVERSION	      25
+#define MPI_ERR_DISP		      26
+#define MPI_ERR_DUP_DATAREP	      27
+#define MPI_ERR_FILE_EXISTS	      28
+#define MPI_ERR_FILE_IN_USE	      29
+#define MPI_ERR_FILE		      30
+#define MPI_ERR_INFO_KEY	      31
+#define MPI_ERR_INFO_NOKEY	      32
+#define MPI_ERR_INFO_VALUE	      33
+#define MPI_ERR_INFO		      34
+#define MPI_ERR_IO		      35
+#define MPI_ERR_KEYVAL		      36
+#define MPI_ERR_LOCKTYPE	      37
+#define MPI_ERR_NAME		      38
+#define MPI_ERR_NO_MEM		      39
+#define MPI_ERR_NOT_SAME	      40
+#define MPI_ERR_NO_SPACE	      41
+#define MPI_ERR_NO_SUCH_FILE	      42
+#define MPI_ERR_PORT		      43
+#define MPI_ERR_QUOTA		      44
+#define MPI_ERR_READ_ONLY	      45
+#define MPI_ERR_RMA_ATTACH	      46
+#define MPI_ERR_RMA_CONFLICT	      47
+#define MPI_ERR_RMA_RANGE	      48
+#define MPI_ERR_RMA_SHARED	      49
+#define MPI_ERR_RMA_SYNC	      50
+#define MPI_ERR_RMA_FLAVOR	      51
+#define MPI_ERR_SERVICE		      52
+#define MPI_ERR_SIZE		      53
+#define MPI_ERR_SPAWN		      54
+#define MPI_ERR_UNSUPPORTED_DATAREP   55
 #define MPI_ERR_UNSUPPORTED_OPERATION 56
-#define MPI_ERR_WIN 57
-#define MPI_T_ERR_MEMORY 58
-#define MPI_T_ERR_NOT_INITIALIZED 59
-#define MPI_T_ERR_CANNOT_INIT 60
-#define MPI_T_ERR_INVALID_INDEX 61
-#define MPI_T_ERR_INVALID_ITEM 62
-#define MPI_T_ERR_INVALID_HANDLE 63
-#define MPI_T_ERR_OUT_OF_HANDLES 64
-#define MPI_T_ERR_OUT_OF_SESSIONS 65
-#define MPI_T_ERR_INVALID_SESSION 66
-#define MPI_T_ERR_CVAR_SET_NOT_NOW 67
-#define MPI_T_ERR_CVAR_SET_NEVER 68
-#define MPI_T_ERR_PVAR_NO_STARTSTOP 69
-#define MPI_T_ERR_PVAR_NO_WRITE 70
-#define MPI_T_ERR_PVAR_NO_ATOMIC 71
-#define MPI_T_ERR_INVALID_NAME 72
-#define MPI_T_ERR_INVALID 73
-#define MPI_ERR_LASTCODE 73
+#define MPI_ERR_WIN		      57
+#define MPI_T_ERR_MEMORY	      58
+#define MPI_T_ERR_NOT_INITIALIZED     59
+#define MPI_T_ERR_CANNOT_INIT	      60
+#define MPI_T_ERR_INVALID_INDEX	      61
+#define MPI_T_ERR_INVALID_ITEM	      62
+#define MPI_T_ERR_INVALID_HANDLE      63
+#define MPI_T_ERR_OUT_OF_HANDLES      64
+#define MPI_T_ERR_OUT_OF_SESSIONS     65
+#define MPI_T_ERR_INVALID_SESSION     66
+#define MPI_T_ERR_CVAR_SET_NOT_NOW    67
+#define MPI_T_ERR_CVAR_SET_NEVER      68
+#define MPI_T_ERR_PVAR_NO_STARTSTOP   69
+#define MPI_T_ERR_PVAR_NO_WRITE	      70
+#define MPI_T_ERR_PVAR_NO_ATOMIC      71
+#define MPI_T_ERR_INVALID_NAME	      72
+#define MPI_T_ERR_INVALID	      73
+#define MPI_ERR_LASTCODE	      73
 
 /* ---- predefined objects ---------------------------------------------------
  * Declared with incomplete types: only their addresses are public. */
 extern struct mpil_comm mpil_comm_world, mpil_comm_self;
 #define MPI_COMM_WORLD (&mpil_comm_world)
-#define MPI_COMM_SELF (&mpil_comm_self)
+#define MPI_COMM_SELF  (&mpil_comm_self)
 
 extern struct mpil_errhandler mpil_errors_are_fatal, mpil_errors_return;
 #define MPI_ERRORS_ARE_FATAL (&mpil_errors_are_fatal)
-#define MPI_ERRORS_RETURN (&mpil_errors_return)
+#define MPI_ERRORS_RETURN    (&mpil_errors_return)
 
 extern struct mpil_op mpil_op_max, mpil_op_min, mpil_op_sum, mpil_op_prod, mpil_op_land,
-	mpil_op_band, mpil_op_lor, mpil_op_bor, mpil_op_lxor, mpil_op_bxor, mpil_op_maxloc,
-	mpil_op_minloc, mpil_op_replace, mpil_op_no_op;
-#define MPI_MAX (&mpil_op_max)
-#define MPI_MIN (&mpil_op_min)
-#define MPI_SUM (&mpil_op_sum)
-#define MPI_PROD (&mpil_op_prod)
-#define MPI_LAND (&mpil_op_land)
-#define MPI_BAND (&mpil_op_band)
-#define MPI_LOR (&mpil_op_lor)
-#define MPI_BOR (&mpil_op_bor)
-#define MPI_LXOR (&mpil_op_lxor)
-#define MPI_BXOR (&mpil_op_bxor)
-#define MPI_MAXLOC (&mpil_op_maxloc)
-#define MPI_MINLOC (&mpil_op_minloc)
+    mpil_op_band, mpil_op_lor, mpil_op_bor, mpil_op_lxor, mpil_op_bxor, mpil_op_maxloc,
+    mpil_op_minloc, mpil_op_replace, mpil_op_no_op;
+#define MPI_MAX	    (&mpil_op_max)
+#define MPI_MIN	    (&mpil_op_min)
+#define MPI_SUM	    (&mpil_op_sum)
+#define MPI_PROD    (&mpil_op_prod)
+#define MPI_LAND    (&mpil_op_land)
+#define MPI_BAND    (&mpil_op_band)
+#define MPI_LOR	    (&mpil_op_lor)
+#define MPI_BOR	    (&mpil_op_bor)
+#define MPI_LXOR    (&mpil_op_lxor)
+#define MPI_BXOR    (&mpil_op_bxor)
+#define MPI_MAXLOC  (&mpil_op_maxloc)
+#define MPI_MINLOC  (&mpil_op_minloc)
 #define MPI_REPLACE (&mpil_op_replace)
-#define MPI_NO_OP (&mpil_op_no_op)
+#define MPI_NO_OP   (&mpil_op_no_op)
 
 extern struct mpil_group mpil_group_empty;
 #define MPI_GROUP_EMPTY (&mpil_group_empty)
@@ -222,62 +222,60 @@ extern struct mpil_info mpil_info_env;
 #define MPI_INFO_ENV (&mpil_info_env)
 
 /* Predefined datatypes (MPI-3.1 §3.2.2, §4.1.11, §5.9.4, §17.2.6). */
-extern struct mpil_datatype mpil_dt_char, mpil_dt_signed_char, mpil_dt_unsigned_char,
-	mpil_dt_byte, mpil_dt_wchar, mpil_dt_short, mpil_dt_unsigned_short, mpil_dt_int,
-	mpil_dt_unsigned, mpil_dt_long, mpil_dt_unsigned_long, mpil_dt_long_long,
-	mpil_dt_unsigned_long_long, mpil_dt_float, mpil_dt_double, mpil_dt_long_double,
-	mpil_dt_c_bool, mpil_dt_int8, mpil_dt_int16, mpil_dt_int32, mpil_dt_int64,
-	mpil_dt_uint8, mpil_dt_uint16, mpil_dt_uint32, mpil_dt_uint64, mpil_dt_aint,
-	mpil_dt_offset, mpil_dt_count, mpil_dt_c_float_complex, mpil_dt_c_double_complex,
-	mpil_dt_c_long_double_complex, mpil_dt_cxx_bool, mpil_dt_cxx_float_complex,
-	mpil_dt_cxx_double_complex, mpil_dt_cxx_long_double_complex, mpil_dt_packed,
-	mpil_dt_float_int, mpil_dt_double_int, mpil_dt_long_int, mpil_dt_2int,
-	mpil_dt_short_int, mpil_dt_long_double_int;
+extern struct mpil_datatype mpil_dt_char, mpil_dt_signed_char, mpil_dt_unsigned_char, mpil_dt_byte,
+    mpil_dt_wchar, mpil_dt_short, mpil_dt_unsigned_short, mpil_dt_int, mpil_dt_unsigned,
+    mpil_dt_long, mpil_dt_unsigned_long, mpil_dt_long_long, mpil_dt_unsigned_long_long,
+    mpil_dt_float, mpil_dt_double, mpil_dt_long_double, mpil_dt_c_bool, mpil_dt_int8, mpil_dt_int16,
+    mpil_dt_int32, mpil_dt_int64, mpil_dt_uint8, mpil_dt_uint16, mpil_dt_uint32, mpil_dt_uint64,
+    mpil_dt_aint, mpil_dt_offset, mpil_dt_count, mpil_dt_c_float_complex, mpil_dt_c_double_complex,
+    mpil_dt_c_long_double_complex, mpil_dt_cxx_bool, mpil_dt_cxx_float_complex,
+    mpil_dt_cxx_double_complex, mpil_dt_cxx_long_double_complex, mpil_dt_packed, mpil_dt_float_int,
+    mpil_dt_double_int, mpil_dt_long_int, mpil_dt_2int, mpil_dt_short_int, mpil_dt_long_double_int;
 
-#define MPI_CHAR (&mpil_dt_char)
-#define MPI_SIGNED_CHAR (&mpil_dt_signed_char)
-#define MPI_UNSIGNED_CHAR (&mpil_dt_unsigned_char)
-#define MPI_BYTE (&mpil_dt_byte)
-#define MPI_WCHAR (&mpil_dt_wchar)
-#define MPI_SHORT (&mpil_dt_short)
-#define MPI_UNSIGNED_SHORT (&mpil_dt_unsigned_short)
-#define MPI_INT (&mpil_dt_int)
-#define MPI_UNSIGNED (&mpil_dt_unsigned)
-#define MPI_LONG (&mpil_dt_long)
-#define MPI_UNSIGNED_LONG (&mpil_dt_unsigned_long)
-#define MPI_LONG_LONG_INT (&mpil_dt_long_long)
-#define MPI_LONG_LONG MPI_LONG_LONG_INT
-#define MPI_UNSIGNED_LONG_LONG (&mpil_dt_unsigned_long_long)
-#define MPI_FLOAT (&mpil_dt_float)
-#define MPI_DOUBLE (&mpil_dt_double)
-#define MPI_LONG_DOUBLE (&mpil_dt_long_double)
-#define MPI_C_BOOL (&mpil_dt_c_bool)
-#define MPI_INT8_T (&mpil_dt_int8)
-#define MPI_INT16_T (&mpil_dt_int16)
-#define MPI_INT32_T (&mpil_dt_int32)
-#define MPI_INT64_T (&mpil_dt_int64)
-#define MPI_UINT8_T (&mpil_dt_uint8)
-#define MPI_UINT16_T (&mpil_dt_uint16)
-#define MPI_UINT32_T (&mpil_dt_uint32)
-#define MPI_UINT64_T (&mpil_dt_uint64)
-#define MPI_AINT (&mpil_dt_aint)
-#define MPI_OFFSET (&mpil_dt_offset)
-#define MPI_COUNT (&mpil_dt_count)
-#define MPI_C_COMPLEX MPI_C_FLOAT_COMPLEX
-#define MPI_C_FLOAT_COMPLEX (&mpil_dt_c_float_complex)
-#define MPI_C_DOUBLE_COMPLEX (&mpil_dt_c_double_complex)
-#define MPI_C_LONG_DOUBLE_COMPLEX (&mpil_dt_c_long_double_complex)
-#define MPI_CXX_BOOL (&mpil_dt_cxx_bool)
-#define MPI_CXX_FLOAT_COMPLEX (&mpil_dt_cxx_float_complex)
-#define MPI_CXX_DOUBLE_COMPLEX (&mpil_dt_cxx_double_complex)
+#define MPI_CHAR		    (&mpil_dt_char)
+#define MPI_SIGNED_CHAR		    (&mpil_dt_signed_char)
+#define MPI_UNSIGNED_CHAR	    (&mpil_dt_unsigned_char)
+#define MPI_BYTE		    (&mpil_dt_byte)
+#define MPI_WCHAR		    (&mpil_dt_wchar)
+#define MPI_SHORT		    (&mpil_dt_short)
+#define MPI_UNSIGNED_SHORT	    (&mpil_dt_unsigned_short)
+#define MPI_INT			    (&mpil_dt_int)
+#define MPI_UNSIGNED		    (&mpil_dt_unsigned)
+#define MPI_LONG		    (&mpil_dt_long)
+#define MPI_UNSIGNED_LONG	    (&mpil_dt_unsigned_long)
+#define MPI_LONG_LONG_INT	    (&mpil_dt_long_long)
+#define MPI_LONG_LONG		    MPI_LONG_LONG_INT
+#define MPI_UNSIGNED_LONG_LONG	    (&mpil_dt_unsigned_long_long)
+#define MPI_FLOAT		    (&mpil_dt_float)
+#define MPI_DOUBLE		    (&mpil_dt_double)
+#define MPI_LONG_DOUBLE		    (&mpil_dt_long_double)
+#define MPI_C_BOOL		    (&mpil_dt_c_bool)
+#define MPI_INT8_T		    (&mpil_dt_int8)
+#define MPI_INT16_T		    (&mpil_dt_int16)
+#define MPI_INT32_T		    (&mpil_dt_int32)
+#define MPI_INT64_T		    (&mpil_dt_int64)
+#define MPI_UINT8_T		    (&mpil_dt_uint8)
+#define MPI_UINT16_T		    (&mpil_dt_uint16)
+#define MPI_UINT32_T		    (&mpil_dt_uint32)
+#define MPI_UINT64_T		    (&mpil_dt_uint64)
+#define MPI_AINT		    (&mpil_dt_aint)
+#define MPI_OFFSET		    (&mpil_dt_offset)
+#define MPI_COUNT		    (&mpil_dt_count)
+#define MPI_C_COMPLEX		    MPI_C_FLOAT_COMPLEX
+#define MPI_C_FLOAT_COMPLEX	    (&mpil_dt_c_float_complex)
+#define MPI_C_DOUBLE_COMPLEX	    (&mpil_dt_c_double_complex)
+#define MPI_C_LONG_DOUBLE_COMPLEX   (&mpil_dt_c_long_double_complex)
+#define MPI_CXX_BOOL		    (&mpil_dt_cxx_bool)
+#define MPI_CXX_FLOAT_COMPLEX	    (&mpil_dt_cxx_float_complex)
+#define MPI_CXX_DOUBLE_COMPLEX	    (&mpil_dt_cxx_double_complex)
 #define MPI_CXX_LONG_DOUBLE_COMPLEX (&mpil_dt_cxx_long_double_complex)
-#define MPI_PACKED (&mpil_dt_packed)
+#define MPI_PACKED		    (&mpil_dt_packed)
 /* value-index pairs for MPI_MAXLOC / MPI_MINLOC */
-#define MPI_FLOAT_INT (&mpil_dt_float_int)
-#define MPI_DOUBLE_INT (&mpil_dt_double_int)
-#define MPI_LONG_INT (&mpil_dt_long_int)
-#define MPI_2INT (&mpil_dt_2int)
-#define MPI_SHORT_INT (&mpil_dt_short_int)
+#define MPI_FLOAT_INT	    (&mpil_dt_float_int)
+#define MPI_DOUBLE_INT	    (&mpil_dt_double_int)
+#define MPI_LONG_INT	    (&mpil_dt_long_int)
+#define MPI_2INT	    (&mpil_dt_2int)
+#define MPI_SHORT_INT	    (&mpil_dt_short_int)
 #define MPI_LONG_DOUBLE_INT (&mpil_dt_long_double_int)
 
 /* ---- callback types -------------------------------------------------------- */
@@ -285,16 +283,15 @@ typedef void MPI_User_function(void *invec, void *inoutvec, int *len, MPI_Dataty
 typedef void MPI_Comm_errhandler_function(MPI_Comm *comm, int *errcode, ...);
 typedef MPI_Comm_errhandler_function MPI_Comm_errhandler_fn; /* deprecated name */
 typedef int MPI_Comm_copy_attr_function(MPI_Comm oldcomm, int comm_keyval, void *extra_state,
-					void *attribute_val_in, void *attribute_val_out,
-					int *flag);
+					void *attribute_val_in, void *attribute_val_out, int *flag);
 typedef int MPI_Comm_delete_attr_function(MPI_Comm comm, int comm_keyval, void *attribute_val,
 					  void *extra_state);
 /* the predefined attribute callbacks (MPI-3.1 §6.7.2) */
 int mpil_comm_null_copy_fn(MPI_Comm, int, void *, void *, void *, int *);
 int mpil_comm_dup_fn(MPI_Comm, int, void *, void *, void *, int *);
 int mpil_comm_null_delete_fn(MPI_Comm, int, void *, void *);
-#define MPI_COMM_NULL_COPY_FN (&mpil_comm_null_copy_fn)
-#define MPI_COMM_DUP_FN (&mpil_comm_dup_fn)
+#define MPI_COMM_NULL_COPY_FN	(&mpil_comm_null_copy_fn)
+#define MPI_COMM_DUP_FN		(&mpil_comm_dup_fn)
 #define MPI_COMM_NULL_DELETE_FN (&mpil_comm_null_delete_fn)
 
 /* ---- environment ------------------------------------------------------------- */
@@ -321,8 +318,7 @@ int MPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen);
 int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm);
 int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm);
 int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm);
-int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
-			MPI_Comm *newcomm);
+int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm);
 int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm);
 int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm);
 int MPI_Comm_free(MPI_Comm *comm);
@@ -367,33 +363,29 @@ int MPI_Info_free(MPI_Info *info);
 /* ---- error handling ------------------------------------------------------------ */
 int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler);
 int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler);
-int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function *function,
-			       MPI_Errhandler *errhandler);
+int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function *function, MPI_Errhandler *errhandler);
 int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode);
 int MPI_Errhandler_free(MPI_Errhandler *errhandler);
 int MPI_Error_string(int errorcode, char *string, int *resultlen);
 int MPI_Error_class(int errorcode, int *errorclass);
 
 /* ---- point-to-point ------------------------------------------------------------- */
-int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-	     MPI_Comm comm);
-int MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-	      MPI_Comm comm);
-int MPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-	      MPI_Comm comm);
+int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+int MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+int MPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
 int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
 	     MPI_Status *status);
-int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-	      MPI_Comm comm, MPI_Request *request);
-int MPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-	       MPI_Comm comm, MPI_Request *request);
-int MPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-	       MPI_Comm comm, MPI_Request *request);
+int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+	      MPI_Request *request);
+int MPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+	       MPI_Request *request);
+int MPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+	       MPI_Request *request);
 int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
 	      MPI_Request *request);
-int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
-		 int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source,
-		 int recvtag, MPI_Comm comm, MPI_Status *status);
+int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+		 void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+		 MPI_Comm comm, MPI_Status *status);
 int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
 			 int source, int recvtag, MPI_Comm comm, MPI_Status *status);
 int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status);
@@ -428,8 +420,7 @@ int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint 
 int MPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen);
 int MPI_Type_set_name(MPI_Datatype datatype, const char *type_name);
 int MPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent);
-int MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb,
-			       MPI_Count *true_extent);
+int MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent);
 int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype);
 int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype,
 		    MPI_Datatype *newtype);
@@ -441,9 +432,8 @@ int MPI_Type_indexed(int count, const int array_of_blocklengths[],
 int MPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
 			     const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
 			     MPI_Datatype *newtype);
-int MPI_Type_create_indexed_block(int count, int blocklength,
-				  const int array_of_displacements[], MPI_Datatype oldtype,
-				  MPI_Datatype *newtype);
+int MPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[],
+				  MPI_Datatype oldtype, MPI_Datatype *newtype);
 int MPI_Type_create_hindexed_block(int count, int blocklength,
 				   const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
 				   MPI_Datatype *newtype);
@@ -452,9 +442,9 @@ int MPI_Type_create_struct(int count, const int array_of_blocklengths[],
 			   const MPI_Datatype array_of_types[], MPI_Datatype *newtype);
 int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
 			    MPI_Datatype *newtype);
-int MPI_Type_create_subarray(int ndims, const int array_of_sizes[],
-			     const int array_of_subsizes[], const int array_of_starts[], int order,
-			     MPI_Datatype oldtype, MPI_Datatype *newtype);
+int MPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int array_of_subsizes[],
+			     const int array_of_starts[], int order, MPI_Datatype oldtype,
+			     MPI_Datatype *newtype);
 int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype);
 int MPI_Type_commit(MPI_Datatype *datatype);
 int MPI_Type_free(MPI_Datatype *datatype);
@@ -470,8 +460,8 @@ int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size);
 /* ---- collectives ----------------------------------------------------------------- */
 int MPI_Barrier(MPI_Comm comm);
 int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm);
-int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
-		  MPI_Op op, MPI_Comm comm);
+int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+		  MPI_Comm comm);
 int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
 	       int root, MPI_Comm comm);
 int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -492,8 +482,8 @@ int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
 int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
 		 int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
 int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
-		  MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
-		  const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm);
+		  MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
+		  MPI_Datatype recvtype, MPI_Comm comm);
 int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
 			     MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
 int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
@@ -530,8 +520,7 @@ int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen);
 int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm);
 int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm);
 int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm);
-int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
-			 MPI_Comm *newcomm);
+int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm);
 int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm);
 int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm);
 int PMPI_Comm_free(MPI_Comm *comm);
@@ -570,31 +559,27 @@ int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo);
 int PMPI_Info_free(MPI_Info *info);
 int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler);
 int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler);
-int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *function,
-				MPI_Errhandler *errhandler);
+int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *function, MPI_Errhandler *errhandler);
 int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode);
 int PMPI_Errhandler_free(MPI_Errhandler *errhandler);
 int PMPI_Error_string(int errorcode, char *string, int *resultlen);
 int PMPI_Error_class(int errorcode, int *errorclass);
-int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-	      MPI_Comm comm);
-int PMPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-	       MPI_Comm comm);
-int PMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-	       MPI_Comm comm);
+int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+int PMPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+int PMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
 int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
 	      MPI_Status *status);
-int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-	       MPI_Comm comm, MPI_Request *request);
-int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-		MPI_Comm comm, MPI_Request *request);
-int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-		MPI_Comm comm, MPI_Request *request);
+int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+	       MPI_Request *request);
+int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+		MPI_Request *request);
+int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+		MPI_Request *request);
 int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
 	       MPI_Request *request);
-int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
-		  int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source,
-		  int recvtag, MPI_Comm comm, MPI_Status *status);
+int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+		  void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+		  MPI_Comm comm, MPI_Status *status);
 int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
 			  int source, int recvtag, MPI_Comm comm, MPI_Status *status);
 int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status);
@@ -621,13 +606,11 @@ int PMPI_Test_cancelled(const MPI_Status *status, int *flag);
 int PMPI_Type_size(MPI_Datatype datatype, int *size);
 int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size);
 int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent);
-int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb,
-			      MPI_Aint *true_extent);
+int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent);
 int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen);
 int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name);
 int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent);
-int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb,
-				MPI_Count *true_extent);
+int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent);
 int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype);
 int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype,
 		     MPI_Datatype *newtype);
@@ -639,9 +622,8 @@ int PMPI_Type_indexed(int count, const int array_of_blocklengths[],
 int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
 			      const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
 			      MPI_Datatype *newtype);
-int PMPI_Type_create_indexed_block(int count, int blocklength,
-				   const int array_of_displacements[], MPI_Datatype oldtype,
-				   MPI_Datatype *newtype);
+int PMPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[],
+				   MPI_Datatype oldtype, MPI_Datatype *newtype);
 int PMPI_Type_create_hindexed_block(int count, int blocklength,
 				    const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
 				    MPI_Datatype *newtype);
@@ -650,9 +632,9 @@ int PMPI_Type_create_struct(int count, const int array_of_blocklengths[],
 			    const MPI_Datatype array_of_types[], MPI_Datatype *newtype);
 int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
 			     MPI_Datatype *newtype);
-int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[],
-			      const int array_of_subsizes[], const int array_of_starts[],
-			      int order, MPI_Datatype oldtype, MPI_Datatype *newtype);
+int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int array_of_subsizes[],
+			      const int array_of_starts[], int order, MPI_Datatype oldtype,
+			      MPI_Datatype *newtype);
 int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype);
 int PMPI_Type_commit(MPI_Datatype *datatype);
 int PMPI_Type_free(MPI_Datatype *datatype);
@@ -666,8 +648,8 @@ int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int 
 int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size);
 int PMPI_Barrier(MPI_Comm comm);
 int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm);
-int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
-		   MPI_Op op, MPI_Comm comm);
+int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+		   MPI_Comm comm);
 int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
 		int root, MPI_Comm comm);
 int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,

@@ -20,7 +20,7 @@ static int bsalt(int src, int dst, int run)
 	return dst * 1009 + run * 31 + src;
 }
 
-static const size_t blens[] = { 0, 1, 8, 255, 256, 257, 1000, 65536, 200000 };
+static const size_t blens[] = {0, 1, 8, 255, 256, 257, 1000, 65536, 200000};
 #define NBLENS ((int)(sizeof(blens) / sizeof(blens[0])))
 
 static void test_alltoall(MPI_Comm comm, const char *cname)
@@ -43,25 +43,31 @@ static void test_alltoall(MPI_Comm comm, const char *cname)
 			memset(rb, 0xee, b * (size_t)p + 1);
 			for (int j = 0; j < p; j++)
 				mt_fill(src + b * (size_t)j, b, me, bsalt(me, j, run));
-			MPI_OK(MPI_Alltoall(inplace ? MPI_IN_PLACE : (void *)sb, (int)b, MPI_BYTE, rb,
-					    (int)b, MPI_BYTE, comm));
+			MPI_OK(MPI_Alltoall(inplace ? MPI_IN_PLACE : (void *)sb, (int)b, MPI_BYTE,
+					    rb, (int)b, MPI_BYTE, comm));
 			for (int i = 0; i < p; i++) {
 				long bad = mt_verify(rb + b * (size_t)i, b, i, bsalt(i, me, run));
 
-				CHECK(bad < 0, "Alltoall%s on %s, %zu B blocks: block from %d wrong at %ld",
+				CHECK(bad < 0,
+				      "Alltoall%s on %s, %zu B blocks: block from %d wrong at %ld",
 				      inplace ? " in place" : "", cname, b, i, bad);
 			}
 			CHECK(rb[b * (size_t)p] == 0xee, "Alltoall wrote past the buffer");
 			if (!inplace)
 				for (int j = 0; j < p; j++)
-					CHECK(mt_verify(sb + b * (size_t)j, b, me, bsalt(me, j, run)) < 0,
+					CHECK(mt_verify(sb + b * (size_t)j, b, me,
+							bsalt(me, j, run)) < 0,
 					      "Alltoall changed the send buffer");
 		}
 	}
 	/* ints as ints, and the padded pair type */
 	int n = 40;
-	int *si = malloc(sizeof(int) * (size_t)(n * p)), *ri = malloc(sizeof(int) * (size_t)(n * p));
-	struct { long v; int i; } *sl = malloc(16 * (size_t)(n * p)), *rl = malloc(16 * (size_t)(n * p));
+	int *si = malloc(sizeof(int) * (size_t)(n * p)),
+	    *ri = malloc(sizeof(int) * (size_t)(n * p));
+	struct {
+		long v;
+		int i;
+	} *sl = malloc(16 * (size_t)(n * p)), *rl = malloc(16 * (size_t)(n * p));
 
 	CHECK(si && ri && sl && rl, "out of memory");
 	for (int j = 0; j < p; j++)
@@ -75,7 +81,8 @@ static void test_alltoall(MPI_Comm comm, const char *cname)
 	for (int i = 0; i < p; i++)
 		for (int k = 0; k < n; k++) {
 			CHECK(ri[i * n + k] == i * 10000 + me * 100 + k, "Alltoall MPI_INT");
-			CHECK(rl[i * n + k].v == -(i * 10000L + me * 100 + k) && rl[i * n + k].i == i + me,
+			CHECK(rl[i * n + k].v == -(i * 10000L + me * 100 + k) &&
+				  rl[i * n + k].i == i + me,
 			      "Alltoall MPI_LONG_INT from %d elem %d", i, k);
 		}
 	free(si);
@@ -123,7 +130,8 @@ static void test_alltoallv(MPI_Comm comm, const char *cname)
 			rd[i] = rtot;
 			rtot += rc[i] + 2;
 		}
-		int *s = malloc(sizeof(int) * (size_t)(stot + 1)), *r = malloc(sizeof(int) * (size_t)(rtot + 1));
+		int *s = malloc(sizeof(int) * (size_t)(stot + 1)),
+		    *r = malloc(sizeof(int) * (size_t)(rtot + 1));
 
 		CHECK(s && r, "out of memory");
 		for (int inplace = 0; inplace < 2; inplace++) {
@@ -139,14 +147,15 @@ static void test_alltoallv(MPI_Comm comm, const char *cname)
 				for (int j = 0; j < p; j++)
 					for (int k = 0; k < rc[j]; k++)
 						r[rd[j] + k] = val(me, j, k);
-				MPI_OK(MPI_Alltoallv(MPI_IN_PLACE, NULL, NULL, MPI_DATATYPE_NULL, r, rc, rd,
-						     MPI_INT, comm));
+				MPI_OK(MPI_Alltoallv(MPI_IN_PLACE, NULL, NULL, MPI_DATATYPE_NULL, r,
+						     rc, rd, MPI_INT, comm));
 			}
 			for (int i = 0; i < p; i++) {
 				for (int k = 0; k < rc[i]; k++)
 					CHECK(r[rd[i] + k] == val(i, me, k),
 					      "Alltoallv%s on %s scale %d: from %d elem %d = %d",
-					      inplace ? " in place" : "", cname, scale, i, k, r[rd[i] + k]);
+					      inplace ? " in place" : "", cname, scale, i, k,
+					      r[rd[i] + k]);
 				CHECK(r[rd[i] + rc[i]] == -1 && r[rd[i] + rc[i] + 1] == -1,
 				      "Alltoallv wrote a gap");
 			}

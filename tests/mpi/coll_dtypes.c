@@ -56,7 +56,8 @@ static void test_movers(void)
 		else
 			MPI_OK(MPI_Bcast(cbuf, N, MPI_INT, root, MPI_COMM_WORLD));
 		for (int i = 0; rank != root && i < N; i++)
-			CHECK(cbuf[i] == root * 1000 + i, "Bcast strided->contig root %d elem %d", root, i);
+			CHECK(cbuf[i] == root * 1000 + i, "Bcast strided->contig root %d elem %d",
+			      root, i);
 		/* and the other way round */
 		for (int i = 0; i < N; i++)
 			cbuf[i] = root * 7 + i;
@@ -67,7 +68,8 @@ static void test_movers(void)
 		else
 			MPI_OK(MPI_Bcast(vbuf, 1, strided, root, MPI_COMM_WORLD));
 		for (int i = 0; rank != root && i < 2 * N; i++)
-			CHECK(vbuf[i] == (i % 2 ? GAP : root * 7 + i / 2), "Bcast into strided, int %d", i);
+			CHECK(vbuf[i] == (i % 2 ? GAP : root * 7 + i / 2),
+			      "Bcast into strided, int %d", i);
 
 		/* Gather: send strided, receive contiguous blocks; root in place */
 		for (int inplace = 0; inplace < 2; inplace++) {
@@ -77,11 +79,12 @@ static void test_movers(void)
 				vbuf[i] = i % 2 ? GAP : rank * 100 + i / 2;
 			for (int i = 0; i < N * size; i++)
 				cbuf[i] = ip && i / N == root ? root * 100 + i % N : -1;
-			MPI_OK(MPI_Gather(ip ? MPI_IN_PLACE : vbuf, 1, strided, cbuf, N, MPI_INT, root,
-					  MPI_COMM_WORLD));
+			MPI_OK(MPI_Gather(ip ? MPI_IN_PLACE : vbuf, 1, strided, cbuf, N, MPI_INT,
+					  root, MPI_COMM_WORLD));
 			for (int i = 0; rank == root && i < N * size; i++)
-				CHECK(cbuf[i] == (i / N) * 100 + i % N, "Gather%s strided->int root %d: %d",
-				      ip ? " in place" : "", root, i);
+				CHECK(cbuf[i] == (i / N) * 100 + i % N,
+				      "Gather%s strided->int root %d: %d", ip ? " in place" : "",
+				      root, i);
 		}
 		/* Gather into strided blocks at the root: gaps untouched */
 		int *big = malloc(sizeof(int) * 2 * N * (size_t)size);
@@ -95,7 +98,8 @@ static void test_movers(void)
 		for (int i = 0; rank == root && i < 2 * N * size; i++) {
 			int r = i / (2 * N), k = i % (2 * N);
 
-			CHECK(big[i] == (k % 2 ? GAP : r * 3 + k / 2), "Gather into strided: int %d", i);
+			CHECK(big[i] == (k % 2 ? GAP : r * 3 + k / 2),
+			      "Gather into strided: int %d", i);
 		}
 		/* Scatter back out of the strided blocks into contiguous ones */
 		for (int i = 0; i < N; i++)
@@ -125,7 +129,8 @@ static void test_movers(void)
 		MPI_OK(MPI_Scatterv(big, cnt, dsp, strided, cbuf, cnt[rank] * N, MPI_INT, root,
 				    MPI_COMM_WORLD));
 		for (int i = 0; i < N; i++)
-			CHECK(cbuf[i] == (cnt[rank] ? rank * 11 + i : -1), "Scatterv from strided: %d", i);
+			CHECK(cbuf[i] == (cnt[rank] ? rank * 11 + i : -1),
+			      "Scatterv from strided: %d", i);
 		free(big);
 	}
 
@@ -135,8 +140,9 @@ static void test_movers(void)
 	CHECK(big, "out of memory");
 	for (int inplace = 0; inplace < 2; inplace++) {
 		for (int i = 0; i < 2 * N * size; i++)
-			big[i] = inplace && i / (2 * N) == rank && i % 2 == 0 ? rank * 5 + (i % (2 * N)) / 2
-									      : GAP;
+			big[i] = inplace && i / (2 * N) == rank && i % 2 == 0
+				     ? rank * 5 + (i % (2 * N)) / 2
+				     : GAP;
 		for (int i = 0; i < 2 * N; i++)
 			vbuf[i] = i % 2 ? GAP : rank * 5 + i / 2;
 		MPI_OK(MPI_Allgather(inplace ? MPI_IN_PLACE : vbuf, 1, strided, big, 1, strided,
@@ -144,19 +150,20 @@ static void test_movers(void)
 		for (int i = 0; i < 2 * N * size; i++) {
 			int r = i / (2 * N), k = i % (2 * N);
 
-			CHECK(big[i] == (k % 2 ? GAP : r * 5 + k / 2), "Allgather%s strided: int %d",
-			      inplace ? " in place" : "", i);
+			CHECK(big[i] == (k % 2 ? GAP : r * 5 + k / 2),
+			      "Allgather%s strided: int %d", inplace ? " in place" : "", i);
 		}
 		for (int r = 0; r < size; r++) {
 			cnt[r] = 1;
 			dsp[r] = r;
 		}
-		MPI_OK(MPI_Allgatherv(inplace ? MPI_IN_PLACE : vbuf, 1, strided, big, cnt, dsp, strided,
-				      MPI_COMM_WORLD));
+		MPI_OK(MPI_Allgatherv(inplace ? MPI_IN_PLACE : vbuf, 1, strided, big, cnt, dsp,
+				      strided, MPI_COMM_WORLD));
 		for (int i = 0; i < 2 * N * size; i++) {
 			int r = i / (2 * N), k = i % (2 * N);
 
-			CHECK(big[i] == (k % 2 ? GAP : r * 5 + k / 2), "Allgatherv strided: int %d", i);
+			CHECK(big[i] == (k % 2 ? GAP : r * 5 + k / 2), "Allgatherv strided: int %d",
+			      i);
 		}
 		/* Alltoall: block j of rank r holds r * 1000 + j * 10 + k */
 		int *src = inplace ? big : malloc(sizeof(int) * 2 * N * (size_t)size);
@@ -178,7 +185,8 @@ static void test_movers(void)
 		/* Alltoallv: strided out, contiguous in */
 		for (int i = 0; i < 2 * N * size; i++)
 			src[i] = i % 2 ? GAP : rank * 1000 + (i / (2 * N)) * 10 + (i % (2 * N)) / 2;
-		int *rc = malloc(sizeof(int) * (size_t)size), *rd = malloc(sizeof(int) * (size_t)size);
+		int *rc = malloc(sizeof(int) * (size_t)size),
+		    *rd = malloc(sizeof(int) * (size_t)size);
 		int *out = malloc(sizeof(int) * N * (size_t)size);
 
 		CHECK(rc && rd && out, "out of memory");
@@ -235,7 +243,9 @@ static void test_reductions(void)
 			void *sb = inplace ? MPI_IN_PLACE : (void *)in;
 
 			switch (kind) {
-			case 0: MPI_OK(MPI_Allreduce(sb, out, n, dv, MPI_SUM, MPI_COMM_WORLD)); break;
+			case 0:
+				MPI_OK(MPI_Allreduce(sb, out, n, dv, MPI_SUM, MPI_COMM_WORLD));
+				break;
 			case 1:
 				if (inplace && rank != 0) /* in place at the root only */
 					sb = in;
@@ -243,7 +253,8 @@ static void test_reductions(void)
 				break;
 			case 2: MPI_OK(MPI_Scan(sb, out, n, dv, MPI_SUM, MPI_COMM_WORLD)); break;
 			case 3:
-				MPI_OK(MPI_Reduce_scatter_block(sb, out, n, dv, MPI_SUM, MPI_COMM_WORLD));
+				MPI_OK(MPI_Reduce_scatter_block(sb, out, n, dv, MPI_SUM,
+								MPI_COMM_WORLD));
 				break;
 			default: MPI_OK(MPI_Exscan(sb, out, n, dv, MPI_MAX, MPI_COMM_WORLD)); break;
 			}
@@ -268,8 +279,9 @@ static void test_reductions(void)
 
 					e = kind == 4 ? (r == lo || x > e ? x : e) : e + x;
 				}
-				CHECK(out[i] == (i % 2 ? GAP : e), "reduction %d%s of strided doubles: %d = %g",
-				      kind, inplace ? " in place" : "", i, out[i]);
+				CHECK(out[i] == (i % 2 ? GAP : e),
+				      "reduction %d%s of strided doubles: %d = %g", kind,
+				      inplace ? " in place" : "", i, out[i]);
 			}
 		}
 	}
@@ -292,7 +304,10 @@ static void test_reductions(void)
 	MPI_OK(MPI_Type_free(&i3));
 
 	/* 5 MPI_DOUBLE_INT pairs per element (padded pairs) with MAXLOC */
-	struct { double v; int i; } pin[5 * 8], pout[5 * 8];
+	struct {
+		double v;
+		int i;
+	} pin[5 * 8], pout[5 * 8];
 
 	MPI_OK(MPI_Type_contiguous(5, MPI_DOUBLE_INT, &pairs));
 	MPI_OK(MPI_Type_commit(&pairs));
@@ -322,7 +337,9 @@ static void test_reductions(void)
 
 /* An affine map a t + b stored as int a, a gap int, int b, a gap int: the
  * type is vector(2, 1, 2, MPI_INT) resized to 16 bytes. */
-typedef struct { int a, gap1, b, gap2; } aff_t;
+typedef struct {
+	int a, gap1, b, gap2;
+} aff_t;
 
 static MPI_Datatype aff_type;
 static int aff_bad_type;
@@ -345,7 +362,7 @@ static void aff_op(void *invec, void *inoutvec, int *len, MPI_Datatype *dt)
 
 static aff_t aff_of(int r, int i)
 {
-	return (aff_t){ 2 * ((r + i) % 5) + 1, GAP, r * 3 + i, GAP };
+	return (aff_t){2 * ((r + i) % 5) + 1, GAP, r * 3 + i, GAP};
 }
 
 static aff_t aff_fold(int lo, int hi, int i)
@@ -354,7 +371,8 @@ static aff_t aff_fold(int lo, int hi, int i)
 
 	for (int r = lo + 1; r < hi; r++) {
 		aff_t x = aff_of(r, i);
-		unsigned a = (unsigned)e.a * (unsigned)x.a, b = (unsigned)x.a * (unsigned)e.b + (unsigned)x.b;
+		unsigned a = (unsigned)e.a * (unsigned)x.a,
+			 b = (unsigned)x.a * (unsigned)e.b + (unsigned)x.b;
 
 		e.a = (int)a;
 		e.b = (int)b;
@@ -367,7 +385,8 @@ static void test_user_op(void)
 	enum { N = 700 };
 	MPI_Datatype v0;
 	MPI_Op op;
-	aff_t *in = malloc(sizeof(aff_t) * N * (size_t)size), *out = malloc(sizeof(aff_t) * N * (size_t)size);
+	aff_t *in = malloc(sizeof(aff_t) * N * (size_t)size),
+	      *out = malloc(sizeof(aff_t) * N * (size_t)size);
 
 	CHECK(in && out, "out of memory");
 	MPI_OK(MPI_Type_vector(2, 1, 2, MPI_INT, &v0));
@@ -380,27 +399,36 @@ static void test_user_op(void)
 
 		for (int i = 0; i < tot; i++) {
 			in[i] = aff_of(rank, i);
-			out[i] = (aff_t){ -1, 12345, -1, 54321 };
+			out[i] = (aff_t){-1, 12345, -1, 54321};
 		}
 		switch (kind) {
 		case 0: MPI_OK(MPI_Allreduce(in, out, n, aff_type, op, MPI_COMM_WORLD)); break;
-		case 1: MPI_OK(MPI_Reduce(in, out, n, aff_type, op, size - 1, MPI_COMM_WORLD)); break;
+		case 1:
+			MPI_OK(MPI_Reduce(in, out, n, aff_type, op, size - 1, MPI_COMM_WORLD));
+			break;
 		case 2: MPI_OK(MPI_Scan(in, out, n, aff_type, op, MPI_COMM_WORLD)); break;
-		case 3: MPI_OK(MPI_Reduce_scatter_block(in, out, n, aff_type, op, MPI_COMM_WORLD)); break;
+		case 3:
+			MPI_OK(MPI_Reduce_scatter_block(in, out, n, aff_type, op, MPI_COMM_WORLD));
+			break;
 		default: MPI_OK(MPI_Exscan(in, out, n, aff_type, op, MPI_COMM_WORLD)); break;
 		}
-		int hi = kind == 2 ? rank + 1 : kind == 4 ? rank : size, first = kind == 3 ? rank * n : 0;
+		int hi = kind == 2   ? rank + 1
+			 : kind == 4 ? rank
+				     : size,
+		    first = kind == 3 ? rank * n : 0;
 		bool check = !(kind == 1 && rank != size - 1) && hi > 0;
 
 		for (int i = 0; i < n; i++) {
 			CHECK(out[i].gap1 == 12345 && out[i].gap2 == 54321,
-			      "user op on a derived type, collective %d: gap of element %d written", kind, i);
+			      "user op on a derived type, collective %d: gap of element %d written",
+			      kind, i);
 			if (!check)
 				continue;
 			aff_t e = aff_fold(0, hi, first + i);
 
 			CHECK(out[i].a == e.a && out[i].b == e.b,
-			      "user op on a derived type, collective %d: element %d out of order", kind, i);
+			      "user op on a derived type, collective %d: element %d out of order",
+			      kind, i);
 		}
 	}
 	CHECK(aff_bad_type == 0, "the user function got another datatype %d times", aff_bad_type);
@@ -410,7 +438,8 @@ static void test_user_op(void)
 	free(out);
 }
 
-/* ---- MPI_BOTTOM -------------------------------------------------------------------------------- */
+/* ---- MPI_BOTTOM --------------------------------------------------------------------------------
+ */
 
 static void test_bottom(void)
 {
@@ -418,9 +447,9 @@ static void test_bottom(void)
 	static int y[3];
 	MPI_Aint ax, ay;
 	MPI_Datatype abs_t, abs_d;
-	int bl[2] = { 4, 3 };
+	int bl[2] = {4, 3};
 	MPI_Aint disp[2];
-	MPI_Datatype types[2] = { MPI_DOUBLE, MPI_INT };
+	MPI_Datatype types[2] = {MPI_DOUBLE, MPI_INT};
 
 	MPI_OK(MPI_Get_address(x, &ax));
 	MPI_OK(MPI_Get_address(y, &ay));
@@ -444,8 +473,8 @@ static void test_bottom(void)
 		x[i] = rank + i;
 	MPI_OK(MPI_Allreduce(MPI_IN_PLACE, MPI_BOTTOM, 1, abs_d, MPI_SUM, MPI_COMM_WORLD));
 	for (int i = 0; i < 4; i++)
-		CHECK(x[i] == size * (size - 1) / 2 + size * i, "Allreduce MPI_BOTTOM: x[%d] = %g", i,
-		      x[i]);
+		CHECK(x[i] == size * (size - 1) / 2 + size * i, "Allreduce MPI_BOTTOM: x[%d] = %g",
+		      i, x[i]);
 	MPI_OK(MPI_Type_free(&abs_t));
 	MPI_OK(MPI_Type_free(&abs_d));
 }

@@ -35,7 +35,7 @@ static void noop_fn(void *in, void *inout, int *len, MPI_Datatype *dt)
 /* Arguments wrong on every rank alike (detected before any transfer). */
 static void test_everywhere(MPI_Comm W, int p)
 {
-	int a[64] = { 0 }, b[64] = { 0 }, c[64] = { 0 };
+	int a[64] = {0}, b[64] = {0}, c[64] = {0};
 	int cnt[16], dsp[16], neg[16];
 	MPI_Comm bogus_comm = (MPI_Comm)(void *)MPI_INT;
 	MPI_Datatype bogus_type = (MPI_Datatype)(void *)MPI_COMM_WORLD;
@@ -54,18 +54,20 @@ static void test_everywhere(MPI_Comm W, int p)
 	MPI_FAILS(MPI_ERR_COMM, MPI_Gather(a, 1, MPI_INT, b, 1, MPI_INT, 0, MPI_COMM_NULL));
 	MPI_FAILS(MPI_ERR_COMM, MPI_Gatherv(a, 1, MPI_INT, b, cnt, dsp, MPI_INT, 0, MPI_COMM_NULL));
 	MPI_FAILS(MPI_ERR_COMM, MPI_Scatter(a, 1, MPI_INT, b, 1, MPI_INT, 0, MPI_COMM_NULL));
-	MPI_FAILS(MPI_ERR_COMM, MPI_Scatterv(a, cnt, dsp, MPI_INT, b, 1, MPI_INT, 0, MPI_COMM_NULL));
+	MPI_FAILS(MPI_ERR_COMM,
+		  MPI_Scatterv(a, cnt, dsp, MPI_INT, b, 1, MPI_INT, 0, MPI_COMM_NULL));
 	MPI_FAILS(MPI_ERR_COMM, MPI_Allgather(a, 1, MPI_INT, b, 1, MPI_INT, MPI_COMM_NULL));
 	MPI_FAILS(MPI_ERR_COMM, MPI_Allgatherv(a, 1, MPI_INT, b, cnt, dsp, MPI_INT, bogus_comm));
 	MPI_FAILS(MPI_ERR_COMM, MPI_Alltoall(a, 1, MPI_INT, b, 1, MPI_INT, MPI_COMM_NULL));
-	MPI_FAILS(MPI_ERR_COMM, MPI_Alltoallv(a, cnt, dsp, MPI_INT, b, cnt, dsp, MPI_INT, MPI_COMM_NULL));
+	MPI_FAILS(MPI_ERR_COMM,
+		  MPI_Alltoallv(a, cnt, dsp, MPI_INT, b, cnt, dsp, MPI_INT, MPI_COMM_NULL));
 	MPI_FAILS(MPI_ERR_COMM, MPI_Reduce_scatter_block(a, b, 1, MPI_INT, MPI_SUM, MPI_COMM_NULL));
 	MPI_FAILS(MPI_ERR_COMM, MPI_Reduce_scatter(a, b, cnt, MPI_INT, MPI_SUM, MPI_COMM_NULL));
 	MPI_FAILS(MPI_ERR_COMM, MPI_Scan(a, b, 1, MPI_INT, MPI_SUM, MPI_COMM_NULL));
 	MPI_FAILS(MPI_ERR_COMM, MPI_Exscan(a, b, 1, MPI_INT, MPI_SUM, bogus_comm));
 
 	/* MPI_ERR_ROOT */
-	int roots[] = { -1, p, MPI_ROOT, MPI_PROC_NULL };
+	int roots[] = {-1, p, MPI_ROOT, MPI_PROC_NULL};
 
 	for (int k = 0; k < 4; k++) {
 		int root = roots[k];
@@ -113,7 +115,8 @@ static void test_everywhere(MPI_Comm W, int p)
 	MPI_FAILS(MPI_ERR_TYPE, MPI_Allgather(a, 1, MPI_INT, b, 1, MPI_DATATYPE_NULL, W));
 	MPI_FAILS(MPI_ERR_TYPE, MPI_Allgatherv(a, 1, MPI_INT, b, cnt, dsp, MPI_DATATYPE_NULL, W));
 	MPI_FAILS(MPI_ERR_TYPE, MPI_Alltoall(a, 1, bogus_type, b, 1, MPI_INT, W));
-	MPI_FAILS(MPI_ERR_TYPE, MPI_Alltoallv(a, cnt, dsp, MPI_INT, b, cnt, dsp, MPI_DATATYPE_NULL, W));
+	MPI_FAILS(MPI_ERR_TYPE,
+		  MPI_Alltoallv(a, cnt, dsp, MPI_INT, b, cnt, dsp, MPI_DATATYPE_NULL, W));
 	MPI_FAILS(MPI_ERR_TYPE, MPI_Reduce_scatter_block(a, b, 1, MPI_DATATYPE_NULL, MPI_SUM, W));
 	MPI_FAILS(MPI_ERR_TYPE, MPI_Reduce_scatter(a, b, cnt, bogus_type, MPI_SUM, W));
 	MPI_FAILS(MPI_ERR_TYPE, MPI_Reduce_local(a, b, 1, MPI_DATATYPE_NULL, MPI_SUM));
@@ -131,7 +134,7 @@ static void test_everywhere(MPI_Comm W, int p)
 	MPI_Op fh = freed;
 
 	MPI_OK(MPI_Op_free(&freed));
-	MPI_Op bad_ops[] = { MPI_OP_NULL, bogus_op, fh, MPI_REPLACE, MPI_NO_OP };
+	MPI_Op bad_ops[] = {MPI_OP_NULL, bogus_op, fh, MPI_REPLACE, MPI_NO_OP};
 
 	for (int k = 0; k < 5; k++) {
 		MPI_Op op = bad_ops[k];
@@ -157,9 +160,9 @@ static void test_everywhere(MPI_Comm W, int p)
 	MPI_FAILS(MPI_ERR_OP, MPI_Reduce(a, b, 1, MPI_PACKED, MPI_BOR, 0, W));
 	/* a derived type that mixes basic types, with a predefined op */
 	MPI_Datatype mixed;
-	int bl[2] = { 1, 1 };
-	MPI_Aint bd[2] = { 0, 8 };
-	MPI_Datatype bt[2] = { MPI_INT, MPI_DOUBLE };
+	int bl[2] = {1, 1};
+	MPI_Aint bd[2] = {0, 8};
+	MPI_Datatype bt[2] = {MPI_INT, MPI_DOUBLE};
 
 	MPI_OK(MPI_Type_create_struct(2, bl, bd, bt, &mixed));
 	MPI_OK(MPI_Type_commit(&mixed));
@@ -199,7 +202,8 @@ static void test_everywhere(MPI_Comm W, int p)
 	MPI_FAILS(MPI_ERR_BUFFER, MPI_Scan(a, MPI_IN_PLACE, 1, MPI_INT, MPI_SUM, W));
 	MPI_FAILS(MPI_ERR_BUFFER, MPI_Allgather(a, 1, MPI_INT, MPI_IN_PLACE, 1, MPI_INT, W));
 	MPI_FAILS(MPI_ERR_BUFFER, MPI_Alltoall(a, 1, MPI_INT, MPI_IN_PLACE, 1, MPI_INT, W));
-	MPI_FAILS(MPI_ERR_BUFFER, MPI_Reduce_scatter_block(a, MPI_IN_PLACE, 1, MPI_INT, MPI_SUM, W));
+	MPI_FAILS(MPI_ERR_BUFFER,
+		  MPI_Reduce_scatter_block(a, MPI_IN_PLACE, 1, MPI_INT, MPI_SUM, W));
 	MPI_FAILS(MPI_ERR_BUFFER, MPI_Reduce_local(MPI_IN_PLACE, b, 1, MPI_INT, MPI_SUM));
 
 	/* MPI_ERR_ARG: counts/displacement arrays missing or overlapping */
@@ -211,13 +215,14 @@ static void test_everywhere(MPI_Comm W, int p)
 	MPI_FAILS(MPI_ERR_ARG, MPI_Alltoallv(a, cnt, dsp, MPI_INT, b, cnt, NULL, MPI_INT, W));
 	MPI_FAILS(MPI_ERR_ARG, MPI_Reduce_scatter(a, b, NULL, MPI_INT, MPI_SUM, W));
 	if (p > 1) {
-		int two[16], same[16] = { 0 };
+		int two[16], same[16] = {0};
 
 		for (int i = 0; i < 16; i++)
 			two[i] = 2;
 		/* blocks of 2 ints one int apart: they overlap */
 		MPI_FAILS(MPI_ERR_ARG, MPI_Allgatherv(a, 2, MPI_INT, b, two, dsp, MPI_INT, W));
-		MPI_FAILS(MPI_ERR_ARG, MPI_Alltoallv(a, cnt, dsp, MPI_INT, b, cnt, same, MPI_INT, W));
+		MPI_FAILS(MPI_ERR_ARG,
+			  MPI_Alltoallv(a, cnt, dsp, MPI_INT, b, cnt, same, MPI_INT, W));
 	}
 
 	/* MPI_ERR_TRUNCATE: the own block does not fit its receive block */
@@ -230,7 +235,7 @@ static void test_everywhere(MPI_Comm W, int p)
 static void test_root_side(void)
 {
 	MPI_Comm S = MPI_COMM_SELF;
-	int a[8] = { 0 }, b[8] = { 0 }, cnt[1] = { 1 }, dsp[1] = { 0 }, neg[1] = { -1 };
+	int a[8] = {0}, b[8] = {0}, cnt[1] = {1}, dsp[1] = {0}, neg[1] = {-1};
 
 	MPI_FAILS(MPI_ERR_ARG, MPI_Gatherv(a, 1, MPI_INT, b, NULL, dsp, MPI_INT, 0, S));
 	MPI_FAILS(MPI_ERR_ARG, MPI_Gatherv(a, 1, MPI_INT, b, cnt, NULL, MPI_INT, 0, S));
@@ -266,21 +271,21 @@ static void test_root_side(void)
  * the root (0) need not take part. */
 static void test_nonroot_in_place(void)
 {
-	int a[4] = { 0 }, b[4] = { 0 };
+	int a[4] = {0}, b[4] = {0};
 
 	if (size < 2)
 		return;
 	if (rank == 1) {
-		MPI_FAILS(MPI_ERR_BUFFER, MPI_Reduce(MPI_IN_PLACE, b, 1, MPI_INT, MPI_SUM, 0,
-						     MPI_COMM_WORLD));
-		MPI_FAILS(MPI_ERR_BUFFER, MPI_Gather(MPI_IN_PLACE, 1, MPI_INT, b, 1, MPI_INT, 0,
-						     MPI_COMM_WORLD));
-		MPI_FAILS(MPI_ERR_BUFFER, MPI_Gatherv(MPI_IN_PLACE, 1, MPI_INT, b, NULL, NULL, MPI_INT,
-						      0, MPI_COMM_WORLD));
-		MPI_FAILS(MPI_ERR_BUFFER, MPI_Scatter(a, 1, MPI_INT, MPI_IN_PLACE, 1, MPI_INT, 0,
-						      MPI_COMM_WORLD));
-		MPI_FAILS(MPI_ERR_BUFFER, MPI_Scatterv(a, NULL, NULL, MPI_INT, MPI_IN_PLACE, 1, MPI_INT,
-						       0, MPI_COMM_WORLD));
+		MPI_FAILS(MPI_ERR_BUFFER,
+			  MPI_Reduce(MPI_IN_PLACE, b, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD));
+		MPI_FAILS(MPI_ERR_BUFFER,
+			  MPI_Gather(MPI_IN_PLACE, 1, MPI_INT, b, 1, MPI_INT, 0, MPI_COMM_WORLD));
+		MPI_FAILS(MPI_ERR_BUFFER, MPI_Gatherv(MPI_IN_PLACE, 1, MPI_INT, b, NULL, NULL,
+						      MPI_INT, 0, MPI_COMM_WORLD));
+		MPI_FAILS(MPI_ERR_BUFFER,
+			  MPI_Scatter(a, 1, MPI_INT, MPI_IN_PLACE, 1, MPI_INT, 0, MPI_COMM_WORLD));
+		MPI_FAILS(MPI_ERR_BUFFER, MPI_Scatterv(a, NULL, NULL, MPI_INT, MPI_IN_PLACE, 1,
+						       MPI_INT, 0, MPI_COMM_WORLD));
 	}
 }
 

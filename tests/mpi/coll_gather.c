@@ -38,10 +38,11 @@ static void check_fill(const unsigned char *p, size_t len, const char *what)
 		CHECK(p[i] == FILL, "%s: byte %zu outside the blocks was written", what, i);
 }
 
-static const size_t blens[] = { 0, 1, 7, 100, 2048, 2049, 3000, 70000 };
+static const size_t blens[] = {0, 1, 7, 100, 2048, 2049, 3000, 70000};
 #define NBLENS ((int)(sizeof(blens) / sizeof(blens[0])))
 
-/* ---- regular variants, bytes ------------------------------------------------------------------ */
+/* ---- regular variants, bytes ------------------------------------------------------------------
+ */
 
 static void test_regular(MPI_Comm comm, const char *cname)
 {
@@ -63,30 +64,33 @@ static void test_regular(MPI_Comm comm, const char *cname)
 				char what[96];
 
 				/* Gather */
-				snprintf(what, sizeof(what), "Gather%s on %s", inplace ? " in place" : "",
-					 cname);
+				snprintf(what, sizeof(what), "Gather%s on %s",
+					 inplace ? " in place" : "", cname);
 				memset(rb, FILL, b * (size_t)p);
 				fill_block(sb, b, me, salt);
 				if (inplace && me == root)
 					fill_block(rb + b * (size_t)me, b, me, salt);
-				MPI_OK(MPI_Gather(inplace && me == root ? MPI_IN_PLACE : (void *)sb, (int)b,
-						  MPI_BYTE, rb, (int)b, MPI_BYTE, root, comm));
+				MPI_OK(MPI_Gather(inplace && me == root ? MPI_IN_PLACE : (void *)sb,
+						  (int)b, MPI_BYTE, rb, (int)b, MPI_BYTE, root,
+						  comm));
 				if (me == root)
 					for (int r = 0; r < p; r++)
-						check_block(rb + b * (size_t)r, b, r, salt, what, root, b);
+						check_block(rb + b * (size_t)r, b, r, salt, what,
+							    root, b);
 				else
 					check_fill(rb, b * (size_t)p, what);
 
 				/* Scatter */
-				snprintf(what, sizeof(what), "Scatter%s on %s", inplace ? " in place" : "",
-					 cname);
+				snprintf(what, sizeof(what), "Scatter%s on %s",
+					 inplace ? " in place" : "", cname);
 				if (me == root)
 					for (int r = 0; r < p; r++)
 						fill_block(sb + b * (size_t)r, b, r, salt + 1);
 				memset(rb, FILL, b + 1);
-				MPI_OK(MPI_Scatter(sb, (int)b, MPI_BYTE,
-						   inplace && me == root ? MPI_IN_PLACE : (void *)rb, (int)b,
-						   MPI_BYTE, root, comm));
+				MPI_OK(
+				    MPI_Scatter(sb, (int)b, MPI_BYTE,
+						inplace && me == root ? MPI_IN_PLACE : (void *)rb,
+						(int)b, MPI_BYTE, root, comm));
 				if (inplace && me == root)
 					check_fill(rb, b, what);
 				else
@@ -99,12 +103,12 @@ static void test_regular(MPI_Comm comm, const char *cname)
 			int salt = bi * 17 + inplace + 5;
 			char what[96];
 
-			snprintf(what, sizeof(what), "Allgather%s on %s", inplace ? " in place" : "",
-				 cname);
+			snprintf(what, sizeof(what), "Allgather%s on %s",
+				 inplace ? " in place" : "", cname);
 			memset(rb, FILL, b * (size_t)p + 1);
 			fill_block(inplace ? rb + b * (size_t)me : sb, b, me, salt);
-			MPI_OK(MPI_Allgather(inplace ? MPI_IN_PLACE : (void *)sb, (int)b, MPI_BYTE, rb,
-					     (int)b, MPI_BYTE, comm));
+			MPI_OK(MPI_Allgather(inplace ? MPI_IN_PLACE : (void *)sb, (int)b, MPI_BYTE,
+					     rb, (int)b, MPI_BYTE, comm));
 			for (int r = 0; r < p; r++)
 				check_block(rb + b * (size_t)r, b, r, salt, what, -1, b);
 			CHECK(rb[b * (size_t)p] == FILL, "%s wrote past the buffer", what);
@@ -116,7 +120,10 @@ static void test_regular(MPI_Comm comm, const char *cname)
 
 /* ---- typed: counts differ, signatures match; a non-contiguous type ------------------------ */
 
-typedef struct { long double v; int i; } ldi_t;
+typedef struct {
+	long double v;
+	int i;
+} ldi_t;
 
 static void test_typed(MPI_Comm comm)
 {
@@ -138,13 +145,15 @@ static void test_typed(MPI_Comm comm)
 			sl[i].i = -me - i;
 		}
 		memset(rl, 0, sizeof(ldi_t) * (size_t)n * (size_t)p);
-		MPI_OK(MPI_Gather(sl, n, MPI_LONG_DOUBLE_INT, rl, n, MPI_LONG_DOUBLE_INT, root, comm));
+		MPI_OK(
+		    MPI_Gather(sl, n, MPI_LONG_DOUBLE_INT, rl, n, MPI_LONG_DOUBLE_INT, root, comm));
 		if (me == root)
 			for (int r = 0; r < p; r++)
 				for (int i = 0; i < n; i++)
 					CHECK(rl[r * n + i].v == (long double)(r * 1000 + i) / 4 &&
-					      rl[r * n + i].i == -r - i,
-					      "Gather MPI_LONG_DOUBLE_INT root %d rank %d elem %d", root, r, i);
+						  rl[r * n + i].i == -r - i,
+					      "Gather MPI_LONG_DOUBLE_INT root %d rank %d elem %d",
+					      root, r, i);
 		MPI_OK(MPI_Allgather(sl, 3, MPI_LONG_DOUBLE_INT, rl, 3, MPI_LONG_DOUBLE_INT, comm));
 		for (int r = 0; r < p; r++)
 			for (int i = 0; i < 3; i++)
@@ -156,7 +165,8 @@ static void test_typed(MPI_Comm comm)
 					sl[r * n + i].v = (long double)(r - i);
 					sl[r * n + i].i = r * i;
 				}
-		MPI_OK(MPI_Scatter(sl, n, MPI_LONG_DOUBLE_INT, rl, n, MPI_LONG_DOUBLE_INT, root, comm));
+		MPI_OK(MPI_Scatter(sl, n, MPI_LONG_DOUBLE_INT, rl, n, MPI_LONG_DOUBLE_INT, root,
+				   comm));
 		for (int i = 0; i < n; i++)
 			CHECK(rl[i].v == (long double)(me - i) && rl[i].i == me * i,
 			      "Scatter MPI_LONG_DOUBLE_INT root %d elem %d", root, i);
@@ -221,20 +231,26 @@ static void test_v(MPI_Comm comm, const char *cname)
 				for (int i = 0; i < total; i++)
 					buf[i] = -1;
 				if (ip)
-					memcpy(buf + displs[me], mine, sizeof(int) * (size_t)counts[me]);
-				MPI_OK(MPI_Gatherv(ip ? MPI_IN_PLACE : mine, cnt_of(me, scale), MPI_INT, buf,
-						   counts, displs, MPI_INT, root, comm));
+					memcpy(buf + displs[me], mine,
+					       sizeof(int) * (size_t)counts[me]);
+				MPI_OK(MPI_Gatherv(ip ? MPI_IN_PLACE : mine, cnt_of(me, scale),
+						   MPI_INT, buf, counts, displs, MPI_INT, root,
+						   comm));
 				if (me == root) {
 					int next = 0;
 
 					for (int r = p - 1; r >= 0; r--) {
 						for (int i = 0; i < counts[r]; i++)
-							CHECK(buf[displs[r] + i] == r * 1000000 + i + root,
-							      "Gatherv%s on %s root %d: rank %d elem %d",
-							      ip ? " in place" : "", cname, root, r, i);
+							CHECK(buf[displs[r] + i] ==
+								  r * 1000000 + i + root,
+							      "Gatherv%s on %s root %d: rank %d "
+							      "elem %d",
+							      ip ? " in place" : "", cname, root, r,
+							      i);
 						next = displs[r] + counts[r];
 						for (int g = 0; g < 3; g++)
-							CHECK(buf[next + g] == -1, "Gatherv wrote a gap");
+							CHECK(buf[next + g] == -1,
+							      "Gatherv wrote a gap");
 					}
 				}
 				/* Scatterv */
@@ -244,12 +260,15 @@ static void test_v(MPI_Comm comm, const char *cname)
 							buf[displs[r] + i] = r * 77 + i - root;
 				for (int i = 0; i < cnt_of(me, scale) + 1; i++)
 					mine[i] = -5;
-				MPI_OK(MPI_Scatterv(buf, counts, displs, MPI_INT, ip ? MPI_IN_PLACE : mine,
-						    cnt_of(me, scale), MPI_INT, root, comm));
+				MPI_OK(MPI_Scatterv(buf, counts, displs, MPI_INT,
+						    ip ? MPI_IN_PLACE : mine, cnt_of(me, scale),
+						    MPI_INT, root, comm));
 				for (int i = 0; !ip && i < cnt_of(me, scale); i++)
-					CHECK(mine[i] == me * 77 + i - root, "Scatterv%s on %s root %d elem %d",
+					CHECK(mine[i] == me * 77 + i - root,
+					      "Scatterv%s on %s root %d elem %d",
 					      ip ? " in place" : "", cname, root, i);
-				CHECK(mine[cnt_of(me, scale)] == -5, "Scatterv wrote past the block");
+				CHECK(mine[cnt_of(me, scale)] == -5,
+				      "Scatterv wrote past the block");
 			}
 		}
 		/* Allgatherv, in place or not */
@@ -260,15 +279,16 @@ static void test_v(MPI_Comm comm, const char *cname)
 				mine[i] = me * 31 + i + inplace;
 			if (inplace)
 				memcpy(buf + displs[me], mine, sizeof(int) * (size_t)counts[me]);
-			MPI_OK(MPI_Allgatherv(inplace ? MPI_IN_PLACE : mine, counts[me], MPI_INT, buf,
-					      counts, displs, MPI_INT, comm));
+			MPI_OK(MPI_Allgatherv(inplace ? MPI_IN_PLACE : mine, counts[me], MPI_INT,
+					      buf, counts, displs, MPI_INT, comm));
 			for (int r = 0; r < p; r++) {
 				for (int i = 0; i < counts[r]; i++)
 					CHECK(buf[displs[r] + i] == r * 31 + i + inplace,
-					      "Allgatherv%s on %s: rank %d elem %d", inplace ? " in place" : "",
-					      cname, r, i);
+					      "Allgatherv%s on %s: rank %d elem %d",
+					      inplace ? " in place" : "", cname, r, i);
 				for (int g = 0; g < 3; g++)
-					CHECK(buf[displs[r] + counts[r] + g] == -1, "Allgatherv wrote a gap");
+					CHECK(buf[displs[r] + counts[r] + g] == -1,
+					      "Allgatherv wrote a gap");
 			}
 		}
 		free(buf);

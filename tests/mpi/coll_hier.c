@@ -28,7 +28,8 @@ static void test_barrier(MPI_Comm comm)
 			while (MPI_Wtime() < t_end) {
 				MPI_OK(MPI_Iprobe(MPI_ANY_SOURCE, 700 + late, comm, &flag,
 						  MPI_STATUS_IGNORE));
-				CHECK(!flag, "a rank left the barrier before rank %d entered", late);
+				CHECK(!flag, "a rank left the barrier before rank %d entered",
+				      late);
 			}
 		}
 		MPI_OK(MPI_Barrier(comm));
@@ -45,7 +46,7 @@ static void test_barrier(MPI_Comm comm)
 
 static void test_bcast(MPI_Comm comm, const char *cname)
 {
-	static const size_t lens[] = { 1, 100, 70000, 1 << 20 };
+	static const size_t lens[] = {1, 100, 70000, 1 << 20};
 	int me, p;
 	unsigned char *buf = malloc(1 << 20);
 
@@ -63,7 +64,8 @@ static void test_bcast(MPI_Comm comm, const char *cname)
 			MPI_OK(MPI_Bcast(buf, (int)len, MPI_BYTE, root, comm));
 			long bad = mt_verify(buf, len, root, li);
 
-			CHECK(bad < 0, "Bcast on %s, %zu B from root %d: byte %ld", cname, len, root, bad);
+			CHECK(bad < 0, "Bcast on %s, %zu B from root %d: byte %ld", cname, len,
+			      root, bad);
 		}
 	free(buf);
 }
@@ -92,7 +94,7 @@ static void affine(void *in, void *inout, int *len, MPI_Datatype *dt)
 
 static void test_reductions(MPI_Comm comm, const char *cname, const int *world_of)
 {
-	static const int ns[] = { 1, 100, 20000, 200000 };
+	static const int ns[] = {1, 100, 20000, 200000};
 	int me, p;
 	double *d = malloc(sizeof(double) * 200000), *e = malloc(sizeof(double) * 200000);
 	int *x = malloc(sizeof(int) * 2 * 20000), *y = malloc(sizeof(int) * 2 * 20000);
@@ -120,8 +122,8 @@ static void test_reductions(MPI_Comm comm, const char *cname, const int *world_o
 
 			for (int r = 0; r < p; r++)
 				s += (double)(world_of[r] * 3 + i % 17);
-			CHECK(d[i] == s, "Allreduce SUM on %s, n %d: element %d = %g, not %g", cname, n, i,
-			      d[i], s);
+			CHECK(d[i] == s, "Allreduce SUM on %s, n %d: element %d = %g, not %g",
+			      cname, n, i, d[i], s);
 		}
 		/* Reduce MAX at every root */
 		for (int root = 0; root < p; root++) {
@@ -137,7 +139,8 @@ static void test_reductions(MPI_Comm comm, const char *cname, const int *world_o
 					if ((double)((world_of[r] * 7 + i) % 11) > m)
 						m = (double)((world_of[r] * 7 + i) % 11);
 				CHECK(me == root ? e[i] == m : e[i] == -1,
-				      "Reduce MAX on %s, n %d root %d: element %d", cname, n, root, i);
+				      "Reduce MAX on %s, n %d root %d: element %d", cname, n, root,
+				      i);
 			}
 		}
 		if (n > 20000)

@@ -23,17 +23,17 @@ static int rank, size;
 enum op { O_SUM, O_PROD, O_MAX, O_MIN, O_LAND, O_LOR, O_LXOR, O_BAND, O_BOR, O_BXOR, O_N };
 static MPI_Op mpi_op(int o)
 {
-	MPI_Op t[O_N] = { MPI_SUM, MPI_PROD, MPI_MAX, MPI_MIN, MPI_LAND,
-			  MPI_LOR, MPI_LXOR, MPI_BAND, MPI_BOR, MPI_BXOR };
+	MPI_Op t[O_N] = {MPI_SUM, MPI_PROD, MPI_MAX,  MPI_MIN, MPI_LAND,
+			 MPI_LOR, MPI_LXOR, MPI_BAND, MPI_BOR, MPI_BXOR};
 	return t[o];
 }
-static const char *op_name[O_N] = { "SUM", "PROD", "MAX", "MIN", "LAND",
-				    "LOR", "LXOR", "BAND", "BOR", "BXOR" };
+static const char *op_name[O_N] = {"SUM", "PROD", "MAX",  "MIN", "LAND",
+				   "LOR", "LXOR", "BAND", "BOR", "BXOR"};
 
 /* The collectives under test. */
 enum kind { K_REDUCE, K_SCAN, K_EXSCAN, K_RSB, K_RS, K_N };
-static const char *kind_name[K_N] = { "Reduce", "Scan", "Exscan", "Reduce_scatter_block",
-				      "Reduce_scatter" };
+static const char *kind_name[K_N] = {"Reduce", "Scan", "Exscan", "Reduce_scatter_block",
+				     "Reduce_scatter"};
 
 /* Small operands: sums and products stay exact in every type. */
 static long long operand(int o, int r, int i, bool sgn)
@@ -55,30 +55,30 @@ static bool is_negative(long double x)
 	return x < 0;
 }
 
-#define COMBINE(T, o, a, b)                                                     \
-	((o) == O_SUM    ? (T)((a) + (b))                                       \
-	 : (o) == O_PROD ? (T)((a) * (b))                                       \
-	 : (o) == O_MAX  ? ((a) > (b) ? (a) : (b))                              \
-	 : (o) == O_MIN  ? ((a) < (b) ? (a) : (b))                              \
-	 : (o) == O_LAND ? (T)((a) && (b))                                      \
-	 : (o) == O_LOR  ? (T)((a) || (b))                                      \
-	 : (o) == O_LXOR ? (T)(!(a) != !(b))                                    \
-	 : (o) == O_BAND ? (T)((a) & (b))                                       \
-	 : (o) == O_BOR  ? (T)((a) | (b))                                       \
+#define COMBINE(T, o, a, b)                                                                        \
+	((o) == O_SUM	 ? (T)((a) + (b))                                                          \
+	 : (o) == O_PROD ? (T)((a) * (b))                                                          \
+	 : (o) == O_MAX	 ? ((a) > (b) ? (a) : (b))                                                 \
+	 : (o) == O_MIN	 ? ((a) < (b) ? (a) : (b))                                                 \
+	 : (o) == O_LAND ? (T)((a) && (b))                                                         \
+	 : (o) == O_LOR	 ? (T)((a) || (b))                                                         \
+	 : (o) == O_LXOR ? (T)(!(a) != !(b))                                                       \
+	 : (o) == O_BAND ? (T)((a) & (b))                                                          \
+	 : (o) == O_BOR	 ? (T)((a) | (b))                                                          \
 			 : (T)((a) ^ (b)))
-#define COMBINE_FP(T, o, a, b)                                                  \
-	((o) == O_SUM    ? (T)((a) + (b))                                       \
-	 : (o) == O_PROD ? (T)((a) * (b))                                       \
-	 : (o) == O_MAX  ? ((a) > (b) ? (a) : (b))                              \
+#define COMBINE_FP(T, o, a, b)                                                                     \
+	((o) == O_SUM	 ? (T)((a) + (b))                                                          \
+	 : (o) == O_PROD ? (T)((a) * (b))                                                          \
+	 : (o) == O_MAX	 ? ((a) > (b) ? (a) : (b))                                                 \
 			 : ((a) < (b) ? (a) : (b)))
-#define COMBINE_BOOL(T, o, a, b)                                                \
+#define COMBINE_BOOL(T, o, a, b)                                                                   \
 	((o) == O_LAND ? (T)((a) && (b)) : (o) == O_LOR ? (T)((a) || (b)) : (T)(!(a) != !(b)))
 
 /* Counts through the short algorithms and the long ones (> 64 KiB for
  * 4-byte types at the largest). */
-static const int counts[] = { 1, 3, 17, 1000, 20000 };
+static const int counts[] = {1, 3, 17, 1000, 20000};
 #define NCOUNTS ((int)(sizeof(counts) / sizeof(counts[0])))
-#define MAXN 20000
+#define MAXN	20000
 
 /*
  * One function per C type: for collective @k, every op in @ops, every
@@ -86,107 +86,116 @@ static const int counts[] = { 1, 3, 17, 1000, 20000 };
  * rank r's operand is operand(o, r, i). The expected value at element i
  * combines ranks [lo, hi) of the collective's range.
  */
-#define DEFINE_RED_TEST(fn, T, COMB)                                                           \
-	static void fn(enum kind k, MPI_Datatype dt, const char *tname, unsigned ops,          \
-		       bool all_roots)                                                        \
-	{                                                                                      \
-		bool sgn = is_negative((long double)(T)-1);                                    \
-		T *in = malloc(sizeof(T) * (MAXN + 64) * (size_t)size);                             \
-		T *out = malloc(sizeof(T) * (MAXN + 64) * (size_t)size);                             \
-		int *rc = malloc(sizeof(int) * (size_t)size);                                  \
-		CHECK(in && out && rc, "out of memory");                                       \
-		for (int o = 0; o < O_N; o++) {                                                \
-			if (!(ops & (1u << o)))                                                \
-				continue;                                                      \
-			for (int ci = 0; ci < NCOUNTS; ci++) {                                 \
-				int n = counts[ci], nroots = k == K_REDUCE ? size : 1;         \
-				int root0 = 0;                                                 \
-				if (k == K_REDUCE && !all_roots) /* one root, rotating */      \
-					root0 = (ci + o) % size, nroots = root0 + 1;           \
-				if (k == K_RSB || k == K_RS)                                   \
-					n = n / size + (k == K_RS ? 0 : 1);                    \
-				for (int root = root0; root < nroots; root++) {                \
-					int inplace = (ci + o + root) % 2, total = n, mine = n, first = 0; \
-					if (k == K_RSB)                                        \
-						total = n * size, first = n * rank;            \
-					if (k == K_RS) {                                       \
-						total = 0;                                     \
-						for (int r = 0; r < size; r++) {               \
-							rc[r] = n + (r * 3 + ci) % 4 - (r == 1 ? n : 0); \
-							if (r == rank)                         \
-								first = total;                 \
-							total += rc[r];                        \
-						}                                              \
-						mine = rc[rank];                               \
-					}                                                      \
-					bool recv_sig = k != K_REDUCE || rank == root;         \
-					if (k == K_REDUCE && rank != root)                     \
-						inplace = 0;                                   \
-					for (int i = 0; i < total; i++)                        \
-						in[i] = (T)operand(o, rank, i, sgn);           \
-					for (int i = 0; i < total; i++)                        \
-						out[i] = (T)(inplace ? in[i] : (T)99);          \
-					int rcode;                                             \
-					void *sb = inplace ? MPI_IN_PLACE : (void *)in;        \
-					switch (k) {                                           \
-					case K_REDUCE:                                         \
-						rcode = MPI_Reduce(sb, out, n, dt, mpi_op(o), root, \
-								   MPI_COMM_WORLD);            \
-						break;                                         \
-					case K_SCAN:                                           \
-						rcode = MPI_Scan(sb, out, n, dt, mpi_op(o), MPI_COMM_WORLD); \
-						break;                                         \
-					case K_EXSCAN:                                         \
-						rcode = MPI_Exscan(sb, out, n, dt, mpi_op(o),  \
-								   MPI_COMM_WORLD);            \
-						break;                                         \
-					case K_RSB:                                            \
-						rcode = MPI_Reduce_scatter_block(sb, out, n, dt, mpi_op(o), \
-										 MPI_COMM_WORLD); \
-						break;                                         \
-					default:                                               \
-						rcode = MPI_Reduce_scatter(sb, out, rc, dt, mpi_op(o), \
-									   MPI_COMM_WORLD); \
-						break;                                         \
-					}                                                      \
-					CHECK(rcode == MPI_SUCCESS, "%s %s %s returned %d", kind_name[k], \
-					      op_name[o], tname, rcode);                       \
-					int lo = 0, hi = size;                                 \
-					if (k == K_SCAN)                                       \
-						hi = rank + 1;                                 \
-					if (k == K_EXSCAN)                                     \
-						hi = rank;                                     \
-					for (int j = 0; j < mine; j++) {                       \
-						int i = first + j;                             \
-						T got = out[j];                                \
-						if (!recv_sig || hi == lo) {                   \
-							/* untouched (Exscan at rank 0: undefined) */ \
-							if (k == K_EXSCAN)                     \
-								continue;                      \
-							CHECK(got == (T)99, "%s %s %s count %d root %d: " \
-							      "non-root recvbuf[%d] written", \
-							      kind_name[k], op_name[o], tname, n, root, j); \
-							continue;                              \
-						}                                              \
-						T e = (T)operand(o, lo, i, sgn);               \
-						for (int r = lo + 1; r < hi; r++) {            \
-							T x = (T)operand(o, r, i, sgn);        \
-							e = COMB(T, o, e, x);                  \
-						}                                              \
-						CHECK(got == e, "%s %s %s count %d root %d%s: element %d wrong", \
-						      kind_name[k], op_name[o], tname, n, root, \
-						      inplace ? " in place" : "", j);          \
-					}                                                      \
-					if (!inplace)                                          \
-						for (int i = 0; i < total; i++)                \
-							CHECK(in[i] == (T)operand(o, rank, i, sgn), \
+#define DEFINE_RED_TEST(fn, T, COMB)                                                               \
+	static void fn(enum kind k, MPI_Datatype dt, const char *tname, unsigned ops,              \
+		       bool all_roots)                                                             \
+	{                                                                                          \
+		bool sgn = is_negative((long double)(T)-1);                                        \
+		T *in = malloc(sizeof(T) * (MAXN + 64) * (size_t)size);                            \
+		T *out = malloc(sizeof(T) * (MAXN + 64) * (size_t)size);                           \
+		int *rc = malloc(sizeof(int) * (size_t)size);                                      \
+		CHECK(in &&out &&rc, "out of memory");                                             \
+		for (int o = 0; o < O_N; o++) {                                                    \
+			if (!(ops & (1u << o)))                                                    \
+				continue;                                                          \
+			for (int ci = 0; ci < NCOUNTS; ci++) {                                     \
+				int n = counts[ci], nroots = k == K_REDUCE ? size : 1;             \
+				int root0 = 0;                                                     \
+				if (k == K_REDUCE && !all_roots) /* one root, rotating */          \
+					root0 = (ci + o) % size, nroots = root0 + 1;               \
+				if (k == K_RSB || k == K_RS)                                       \
+					n = n / size + (k == K_RS ? 0 : 1);                        \
+				for (int root = root0; root < nroots; root++) {                    \
+					int inplace = (ci + o + root) % 2, total = n, mine = n,    \
+					    first = 0;                                             \
+					if (k == K_RSB)                                            \
+						total = n * size, first = n * rank;                \
+					if (k == K_RS) {                                           \
+						total = 0;                                         \
+						for (int r = 0; r < size; r++) {                   \
+							rc[r] = n + (r * 3 + ci) % 4 -             \
+								(r == 1 ? n : 0);                  \
+							if (r == rank)                             \
+								first = total;                     \
+							total += rc[r];                            \
+						}                                                  \
+						mine = rc[rank];                                   \
+					}                                                          \
+					bool recv_sig = k != K_REDUCE || rank == root;             \
+					if (k == K_REDUCE && rank != root)                         \
+						inplace = 0;                                       \
+					for (int i = 0; i < total; i++)                            \
+						in[i] = (T)operand(o, rank, i, sgn);               \
+					for (int i = 0; i < total; i++)                            \
+						out[i] = (T)(inplace ? in[i] : (T)99);             \
+					int rcode;                                                 \
+					void *sb = inplace ? MPI_IN_PLACE : (void *)in;            \
+					switch (k) {                                               \
+					case K_REDUCE:                                             \
+						rcode = MPI_Reduce(sb, out, n, dt, mpi_op(o),      \
+								   root, MPI_COMM_WORLD);          \
+						break;                                             \
+					case K_SCAN:                                               \
+						rcode = MPI_Scan(sb, out, n, dt, mpi_op(o),        \
+								 MPI_COMM_WORLD);                  \
+						break;                                             \
+					case K_EXSCAN:                                             \
+						rcode = MPI_Exscan(sb, out, n, dt, mpi_op(o),      \
+								   MPI_COMM_WORLD);                \
+						break;                                             \
+					case K_RSB:                                                \
+						rcode = MPI_Reduce_scatter_block(                  \
+						    sb, out, n, dt, mpi_op(o), MPI_COMM_WORLD);    \
+						break;                                             \
+					default:                                                   \
+						rcode = MPI_Reduce_scatter(                        \
+						    sb, out, rc, dt, mpi_op(o), MPI_COMM_WORLD);   \
+						break;                                             \
+					}                                                          \
+					CHECK(rcode == MPI_SUCCESS, "%s %s %s returned %d",        \
+					      kind_name[k], op_name[o], tname, rcode);             \
+					int lo = 0, hi = size;                                     \
+					if (k == K_SCAN)                                           \
+						hi = rank + 1;                                     \
+					if (k == K_EXSCAN)                                         \
+						hi = rank;                                         \
+					for (int j = 0; j < mine; j++) {                           \
+						int i = first + j;                                 \
+						T got = out[j];                                    \
+						if (!recv_sig || hi == lo) {                       \
+							/* untouched (Exscan at rank 0: undefined) \
+							 */                                        \
+							if (k == K_EXSCAN)                         \
+								continue;                          \
+							CHECK(got == (T)99,                        \
+							      "%s %s %s count %d root %d: "        \
+							      "non-root recvbuf[%d] written",      \
+							      kind_name[k], op_name[o], tname, n,  \
+							      root, j);                            \
+							continue;                                  \
+						}                                                  \
+						T e = (T)operand(o, lo, i, sgn);                   \
+						for (int r = lo + 1; r < hi; r++) {                \
+							T x = (T)operand(o, r, i, sgn);            \
+							e = COMB(T, o, e, x);                      \
+						}                                                  \
+						CHECK(got == e,                                    \
+						      "%s %s %s count %d root %d%s: element %d "   \
+						      "wrong",                                     \
+						      kind_name[k], op_name[o], tname, n, root,    \
+						      inplace ? " in place" : "", j);              \
+					}                                                          \
+					if (!inplace)                                              \
+						for (int i = 0; i < total; i++)                    \
+							CHECK(in[i] ==                             \
+								  (T)operand(o, rank, i, sgn),     \
 							      "%s changed sendbuf", kind_name[k]); \
-				}                                                              \
-			}                                                                      \
-		}                                                                              \
-		free(in);                                                                      \
-		free(out);                                                                     \
-		free(rc);                                                                      \
+				}                                                                  \
+			}                                                                          \
+		}                                                                                  \
+		free(in);                                                                          \
+		free(out);                                                                         \
+		free(rc);                                                                          \
 	}
 
 DEFINE_RED_TEST(t_schar, signed char, COMBINE)
@@ -216,7 +225,7 @@ DEFINE_RED_TEST(t_ldouble, long double, COMBINE_FP)
 DEFINE_RED_TEST(t_bool, bool, COMBINE_BOOL)
 DEFINE_RED_TEST(t_byte, unsigned char, COMBINE)
 
-#define OPS(...) ops_mask((int[]){ __VA_ARGS__, -1 })
+#define OPS(...) ops_mask((int[]){__VA_ARGS__, -1})
 static unsigned ops_mask(const int *o)
 {
 	unsigned m = 0;
@@ -228,8 +237,8 @@ static unsigned ops_mask(const int *o)
 
 static void test_predefined(enum kind k)
 {
-	unsigned all_int = OPS(O_SUM, O_PROD, O_MAX, O_MIN, O_LAND, O_LOR, O_LXOR, O_BAND, O_BOR,
-			       O_BXOR);
+	unsigned all_int =
+	    OPS(O_SUM, O_PROD, O_MAX, O_MIN, O_LAND, O_LOR, O_LXOR, O_BAND, O_BOR, O_BXOR);
 	unsigned multi = OPS(O_SUM, O_PROD, O_MAX, O_MIN, O_BAND, O_BOR, O_BXOR);
 	unsigned fp = OPS(O_SUM, O_PROD, O_MAX, O_MIN);
 	unsigned logical = OPS(O_LAND, O_LOR, O_LXOR);
@@ -276,8 +285,14 @@ static void test_complex_loc(void)
 {
 	enum { N = 3000 };
 	double complex *zi = malloc(sizeof(*zi) * N), *zo = malloc(sizeof(*zo) * N);
-	struct { double v; int i; } *pi = malloc(sizeof(*pi) * N), *po = malloc(sizeof(*po) * N);
-	struct { short v; int i; } si[N], so[N];
+	struct {
+		double v;
+		int i;
+	} *pi = malloc(sizeof(*pi) * N), *po = malloc(sizeof(*po) * N);
+	struct {
+		short v;
+		int i;
+	} si[N], so[N];
 
 	CHECK(zi && zo && pi && po, "out of memory");
 	for (int root = 0; root < size; root++) {
@@ -310,8 +325,8 @@ static void test_complex_loc(void)
 			if (rank == root)
 				CHECK(zo[i] == ez && po[i].v == best && po[i].i == where,
 				      "Reduce complex/MAXLOC root %d element %d", root, i);
-			CHECK(so[i].v == best2 && so[i].i == where2, "Scan MINLOC SHORT_INT %d: (%d,%d)",
-			      i, so[i].v, so[i].i);
+			CHECK(so[i].v == best2 && so[i].i == where2,
+			      "Scan MINLOC SHORT_INT %d: (%d,%d)", i, so[i].v, so[i].i);
 		}
 	}
 	free(zi);
@@ -325,7 +340,9 @@ static void test_complex_loc(void)
 /* An affine map t -> a t + b (mod 2^32) as an MPI_2INT. Combining x (lower
  * ranks) with y gives "x, then y": (a_x a_y, a_y b_x + b_y). Associative,
  * not commutative: the result tells the order the operands met in. */
-typedef struct { int a, b; } affine_t;
+typedef struct {
+	int a, b;
+} affine_t;
 
 static int affine_calls;
 static MPI_Datatype affine_seen;
@@ -348,7 +365,7 @@ static void affine_op(void *invec, void *inoutvec, int *len, MPI_Datatype *dt)
 
 static affine_t affine_of(int r, int i)
 {
-	return (affine_t){ 2 * ((r + i) % 5) + 3, r * 7 + i };
+	return (affine_t){2 * ((r + i) % 5) + 3, r * 7 + i};
 }
 
 static affine_t affine_fold(int lo, int hi, int i, const int *order)
@@ -357,7 +374,8 @@ static affine_t affine_fold(int lo, int hi, int i, const int *order)
 
 	for (int r = lo + 1; r < hi; r++) {
 		affine_t x = affine_of(order[r], i);
-		unsigned a = (unsigned)e.a * (unsigned)x.a, b = (unsigned)x.a * (unsigned)e.b + (unsigned)x.b;
+		unsigned a = (unsigned)e.a * (unsigned)x.a,
+			 b = (unsigned)x.a * (unsigned)e.b + (unsigned)x.b;
 
 		e.a = (int)a;
 		e.b = (int)b;
@@ -380,7 +398,7 @@ static void isum_op(void *invec, void *inoutvec, int *len, MPI_Datatype *dt)
  * the world ranks whose operands they hold. */
 static void user_ops_on(MPI_Comm comm, const int *order, MPI_Op affine, MPI_Op isum)
 {
-	int me, p, ns[] = { 1, 7, 5000 };
+	int me, p, ns[] = {1, 7, 5000};
 	affine_t *in, *out;
 	int *iin, *iout, *rc;
 
@@ -404,14 +422,17 @@ static void user_ops_on(MPI_Comm comm, const int *order, MPI_Op affine, MPI_Op i
 			if (ip)
 				memcpy(out, in, sizeof(*in) * (size_t)n);
 			affine_calls = 0;
-			MPI_OK(MPI_Reduce(ip ? MPI_IN_PLACE : in, out, n, MPI_2INT, affine, root, comm));
+			MPI_OK(MPI_Reduce(ip ? MPI_IN_PLACE : in, out, n, MPI_2INT, affine, root,
+					  comm));
 			if (me == root)
 				for (int i = 0; i < n; i++) {
 					affine_t e = affine_fold(0, p, i, order);
 
 					CHECK(out[i].a == e.a && out[i].b == e.b,
-					      "Reduce (non-commutative) n %d root %d: element %d out of "
-					      "rank order", n, root, i);
+					      "Reduce (non-commutative) n %d root %d: element %d "
+					      "out of "
+					      "rank order",
+					      n, root, i);
 				}
 			CHECK(p == 1 || affine_calls == 0 || affine_seen == MPI_2INT,
 			      "user function got another datatype");
@@ -420,30 +441,38 @@ static void user_ops_on(MPI_Comm comm, const int *order, MPI_Op affine, MPI_Op i
 		for (int i = 0; i < n; i++) {
 			affine_t e = affine_fold(0, p, i, order);
 
-			CHECK(out[i].a == e.a && out[i].b == e.b, "Allreduce (non-commutative) n %d: "
-			      "element %d out of rank order", n, i);
+			CHECK(out[i].a == e.a && out[i].b == e.b,
+			      "Allreduce (non-commutative) n %d: "
+			      "element %d out of rank order",
+			      n, i);
 		}
 		MPI_OK(MPI_Scan(in, out, n, MPI_2INT, affine, comm));
 		for (int i = 0; i < n; i++) {
 			affine_t e = affine_fold(0, me + 1, i, order);
 
-			CHECK(out[i].a == e.a && out[i].b == e.b, "Scan (non-commutative) n %d: "
-			      "element %d wrong", n, i);
+			CHECK(out[i].a == e.a && out[i].b == e.b,
+			      "Scan (non-commutative) n %d: "
+			      "element %d wrong",
+			      n, i);
 		}
 		memcpy(out, in, sizeof(*in) * (size_t)n);
 		MPI_OK(MPI_Exscan(MPI_IN_PLACE, out, n, MPI_2INT, affine, comm));
 		for (int i = 0; me > 0 && i < n; i++) {
 			affine_t e = affine_fold(0, me, i, order);
 
-			CHECK(out[i].a == e.a && out[i].b == e.b, "Exscan (non-commutative) n %d: "
-			      "element %d wrong", n, i);
+			CHECK(out[i].a == e.a && out[i].b == e.b,
+			      "Exscan (non-commutative) n %d: "
+			      "element %d wrong",
+			      n, i);
 		}
 		MPI_OK(MPI_Reduce_scatter_block(in, out, n, MPI_2INT, affine, comm));
 		for (int i = 0; i < n; i++) {
 			affine_t e = affine_fold(0, p, me * n + i, order);
 
-			CHECK(out[i].a == e.a && out[i].b == e.b, "Reduce_scatter_block "
-			      "(non-commutative) n %d: element %d wrong", n, i);
+			CHECK(out[i].a == e.a && out[i].b == e.b,
+			      "Reduce_scatter_block "
+			      "(non-commutative) n %d: element %d wrong",
+			      n, i);
 		}
 		int total = 0, first = 0;
 
@@ -458,8 +487,10 @@ static void user_ops_on(MPI_Comm comm, const int *order, MPI_Op affine, MPI_Op i
 		for (int i = 0; i < rc[me]; i++) {
 			affine_t e = affine_fold(0, p, first + i, order);
 
-			CHECK(out[i].a == e.a && out[i].b == e.b, "Reduce_scatter (non-commutative, "
-			      "in place) n %d: element %d wrong", n, i);
+			CHECK(out[i].a == e.a && out[i].b == e.b,
+			      "Reduce_scatter (non-commutative, "
+			      "in place) n %d: element %d wrong",
+			      n, i);
 		}
 		/* commutative user op: the long algorithms (rings) */
 		int m = n * 4;
@@ -472,7 +503,8 @@ static void user_ops_on(MPI_Comm comm, const int *order, MPI_Op affine, MPI_Op i
 
 			for (int r = 0; r < p; r++)
 				e += order[r] * 1000 + i;
-			CHECK(iout[i] == e, "Allreduce (commutative user op) n %d: element %d", m, i);
+			CHECK(iout[i] == e, "Allreduce (commutative user op) n %d: element %d", m,
+			      i);
 		}
 		MPI_OK(MPI_Reduce(iin, iout, m, MPI_INT, isum, p - 1, comm));
 		for (int i = 0; me == p - 1 && i < m; i++) {
@@ -488,7 +520,8 @@ static void user_ops_on(MPI_Comm comm, const int *order, MPI_Op affine, MPI_Op i
 
 			for (int r = 0; r < p; r++)
 				e += order[r] * 1000 + j;
-			CHECK(iout[i] == e, "Reduce_scatter_block (commutative user op) element %d", i);
+			CHECK(iout[i] == e, "Reduce_scatter_block (commutative user op) element %d",
+			      i);
 		}
 	}
 	free(in);
@@ -533,12 +566,12 @@ static void test_user_ops(void)
 	}
 	MPI_OK(MPI_Reduce_local(a, b, 3, MPI_2INT, affine));
 	for (int i = 0; i < 3; i++) {
-		int ord[2] = { 1, 2 };
+		int ord[2] = {1, 2};
 		affine_t e = affine_fold(0, 2, i, ord);
 
 		CHECK(b[i].a == e.a && b[i].b == e.b, "Reduce_local order, element %d", i);
 	}
-	int x[4] = { 1, 2, 3, 4 }, y[4] = { 10, 20, 30, 40 };
+	int x[4] = {1, 2, 3, 4}, y[4] = {10, 20, 30, 40};
 
 	MPI_OK(MPI_Reduce_local(x, y, 4, MPI_INT, MPI_SUM));
 	CHECK(y[0] == 11 && y[3] == 44, "Reduce_local MPI_SUM");

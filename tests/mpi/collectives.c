@@ -28,9 +28,10 @@ static void test_barrier(void)
 			double t_end = MPI_Wtime() + 0.01;
 
 			while (MPI_Wtime() < t_end) {
-				MPI_OK(MPI_Iprobe(MPI_ANY_SOURCE, 500 + round, MPI_COMM_WORLD, &flag,
-						  MPI_STATUS_IGNORE));
-				CHECK(!flag, "round %d: a rank left the barrier before rank %d entered",
+				MPI_OK(MPI_Iprobe(MPI_ANY_SOURCE, 500 + round, MPI_COMM_WORLD,
+						  &flag, MPI_STATUS_IGNORE));
+				CHECK(!flag,
+				      "round %d: a rank left the barrier before rank %d entered",
 				      round, late);
 			}
 		}
@@ -52,7 +53,7 @@ static void test_barrier(void)
 
 static void test_bcast(void)
 {
-	static const size_t lens[] = { 0, 1, 3, 100, 4096, 65536, 65537, 100003, 1 << 20, 3 << 20 };
+	static const size_t lens[] = {0, 1, 3, 100, 4096, 65536, 65537, 100003, 1 << 20, 3 << 20};
 	size_t maxlen = 3 << 20;
 	unsigned char *buf = malloc(maxlen);
 
@@ -69,14 +70,18 @@ static void test_bcast(void)
 			MPI_OK(MPI_Bcast(buf, (int)len, MPI_BYTE, root, MPI_COMM_WORLD));
 			long bad = mt_verify(buf, len, root, salt);
 
-			CHECK(bad < 0, "Bcast %zu bytes from root %d: byte %ld wrong", len, root, bad);
+			CHECK(bad < 0, "Bcast %zu bytes from root %d: byte %ld wrong", len, root,
+			      bad);
 		}
 	}
 	/* Typed, and a packed (non-contiguous) pair type. */
 	for (int root = 0; root < size; root++) {
 		enum { N = 30000 };
 		double *d = malloc(sizeof(double) * N);
-		struct { long double v; int i; } *p = malloc(sizeof(*p) * 5000);
+		struct {
+			long double v;
+			int i;
+		} *p = malloc(sizeof(*p) * 5000);
 
 		CHECK(d && p, "out of memory");
 		for (int i = 0; i < N; i++)
@@ -107,16 +112,16 @@ static void test_bcast(void)
 enum op { O_SUM, O_PROD, O_MAX, O_MIN, O_LAND, O_LOR, O_LXOR, O_BAND, O_BOR, O_BXOR, O_N };
 static MPI_Op mpi_op(enum op o)
 {
-	MPI_Op t[O_N] = { MPI_SUM, MPI_PROD, MPI_MAX, MPI_MIN, MPI_LAND,
-			  MPI_LOR, MPI_LXOR, MPI_BAND, MPI_BOR, MPI_BXOR };
+	MPI_Op t[O_N] = {MPI_SUM, MPI_PROD, MPI_MAX,  MPI_MIN, MPI_LAND,
+			 MPI_LOR, MPI_LXOR, MPI_BAND, MPI_BOR, MPI_BXOR};
 	return t[o];
 }
-static const char *op_name[O_N] = { "SUM", "PROD", "MAX", "MIN", "LAND",
-				    "LOR", "LXOR", "BAND", "BOR", "BXOR" };
+static const char *op_name[O_N] = {"SUM", "PROD", "MAX",  "MIN", "LAND",
+				   "LOR", "LXOR", "BAND", "BOR", "BXOR"};
 
 /* Through recursive doubling (short) and the ring (> 16 KiB, for every
  * element size up to 16 bytes at the largest count). */
-static const int counts[] = { 1, 3, 17, 1000, 20000 };
+static const int counts[] = {1, 3, 17, 1000, 20000};
 #define NCOUNTS ((int)(sizeof(counts) / sizeof(counts[0])))
 
 /* Rank r's operand element i for op o: small values, so sums and products
@@ -136,20 +141,20 @@ static long long operand(enum op o, int r, int i, bool is_signed)
 }
 
 /* The reduction of two operands as MPI defines it (logical ops give 0/1). */
-#define COMBINE(T, o, a, b)                                                     \
-	((o) == O_SUM    ? (T)((a) + (b))                                       \
-	 : (o) == O_PROD ? (T)((a) * (b))                                       \
-	 : (o) == O_MAX  ? ((a) > (b) ? (a) : (b))                              \
-	 : (o) == O_MIN  ? ((a) < (b) ? (a) : (b))                              \
-	 : (o) == O_LAND ? (T)((a) && (b))                                      \
-	 : (o) == O_LOR  ? (T)((a) || (b))                                      \
-	 : (o) == O_LXOR ? (T)(!(a) != !(b))                                    \
+#define COMBINE(T, o, a, b)                                                                        \
+	((o) == O_SUM	 ? (T)((a) + (b))                                                          \
+	 : (o) == O_PROD ? (T)((a) * (b))                                                          \
+	 : (o) == O_MAX	 ? ((a) > (b) ? (a) : (b))                                                 \
+	 : (o) == O_MIN	 ? ((a) < (b) ? (a) : (b))                                                 \
+	 : (o) == O_LAND ? (T)((a) && (b))                                                         \
+	 : (o) == O_LOR	 ? (T)((a) || (b))                                                         \
+	 : (o) == O_LXOR ? (T)(!(a) != !(b))                                                       \
 			 : (T)0)
 
-#define LOGIC(T, o, a, b)                                                          \
+#define LOGIC(T, o, a, b)                                                                          \
 	((o) == O_LAND ? (T)((a) && (b)) : (o) == O_LOR ? (T)((a) || (b)) : (T)(!(a) != !(b)))
 
-#define BITS(T, o, a, b) \
+#define BITS(T, o, a, b)                                                                           \
 	((o) == O_BAND ? (T)((a) & (b)) : (o) == O_BOR ? (T)((a) | (b)) : (T)((a) ^ (b)))
 
 static bool is_negative(long double x)
@@ -160,51 +165,53 @@ static bool is_negative(long double x)
 /* One test function per C type: every op in @ops (a bitmask of enum op),
  * every count, in place or not (alternating); REDUCE computes the
  * expected result. */
-#define DEFINE_ALLREDUCE_TEST(fn, T, REDUCE)                                                   \
-	static void fn(MPI_Datatype dt, const char *tname, unsigned ops)                        \
-	{                                                                                       \
-		bool sgn = is_negative((long double)(T)-1);                                     \
-		T *in = malloc(sizeof(T) * 20000), *out = malloc(sizeof(T) * 20000);            \
-		CHECK(in && out, "out of memory");                                              \
-		for (int o = 0; o < O_N; o++) {                                                 \
-			if (!(ops & (1u << o)))                                                 \
-				continue;                                                       \
-			for (int ci = 0; ci < NCOUNTS; ci++) {                                  \
-				int n = counts[ci];                                             \
-				{                                                               \
-					int inplace = (ci + o) % 2;                             \
-					for (int i = 0; i < n; i++) {                           \
-						in[i] = (T)operand((enum op)o, rank, i, sgn);   \
-						out[i] = inplace ? in[i] : (T)99;               \
-					}                                                       \
-					MPI_OK(MPI_Allreduce(inplace ? MPI_IN_PLACE : in, out, \
-							     n, dt, mpi_op((enum op)o),         \
-							     MPI_COMM_WORLD));                  \
-					for (int i = 0; i < n; i++) {                           \
-						T e = (T)operand((enum op)o, 0, i, sgn);        \
-						for (int r = 1; r < size; r++) {                \
-							T x = (T)operand((enum op)o, r, i, sgn); \
-							e = REDUCE(T, o, e, x);                 \
-						}                                               \
-						CHECK(out[i] == e,                              \
-						      "Allreduce %s %s count %d%s: element %d wrong", \
-						      op_name[o], tname, n,                     \
-						      inplace ? " in place" : "", i);           \
-					}                                                       \
-					if (!inplace)                                           \
-						for (int i = 0; i < n; i++)                     \
-							CHECK(in[i] == (T)operand((enum op)o, rank, i, sgn), \
-							      "Allreduce changed sendbuf");     \
-				}                                                               \
-			}                                                                       \
-		}                                                                               \
-		free(in);                                                                       \
-		free(out);                                                                      \
+#define DEFINE_ALLREDUCE_TEST(fn, T, REDUCE)                                                       \
+	static void fn(MPI_Datatype dt, const char *tname, unsigned ops)                           \
+	{                                                                                          \
+		bool sgn = is_negative((long double)(T)-1);                                        \
+		T *in = malloc(sizeof(T) * 20000), *out = malloc(sizeof(T) * 20000);               \
+		CHECK(in &&out, "out of memory");                                                  \
+		for (int o = 0; o < O_N; o++) {                                                    \
+			if (!(ops & (1u << o)))                                                    \
+				continue;                                                          \
+			for (int ci = 0; ci < NCOUNTS; ci++) {                                     \
+				int n = counts[ci];                                                \
+				{                                                                  \
+					int inplace = (ci + o) % 2;                                \
+					for (int i = 0; i < n; i++) {                              \
+						in[i] = (T)operand((enum op)o, rank, i, sgn);      \
+						out[i] = inplace ? in[i] : (T)99;                  \
+					}                                                          \
+					MPI_OK(MPI_Allreduce(inplace ? MPI_IN_PLACE : in, out, n,  \
+							     dt, mpi_op((enum op)o),               \
+							     MPI_COMM_WORLD));                     \
+					for (int i = 0; i < n; i++) {                              \
+						T e = (T)operand((enum op)o, 0, i, sgn);           \
+						for (int r = 1; r < size; r++) {                   \
+							T x = (T)operand((enum op)o, r, i, sgn);   \
+							e = REDUCE(T, o, e, x);                    \
+						}                                                  \
+						CHECK(out[i] == e,                                 \
+						      "Allreduce %s %s count %d%s: element %d "    \
+						      "wrong",                                     \
+						      op_name[o], tname, n,                        \
+						      inplace ? " in place" : "", i);              \
+					}                                                          \
+					if (!inplace)                                              \
+						for (int i = 0; i < n; i++)                        \
+							CHECK(in[i] == (T)operand((enum op)o,      \
+										  rank, i, sgn),   \
+							      "Allreduce changed sendbuf");        \
+				}                                                                  \
+			}                                                                          \
+		}                                                                                  \
+		free(in);                                                                          \
+		free(out);                                                                         \
 	}
 
 /* Integers get bitwise ops through a second instantiation. */
-#define DEFINE_INT_TESTS(name, T)                         \
-	DEFINE_ALLREDUCE_TEST(name##_arith, T, COMBINE)   \
+#define DEFINE_INT_TESTS(name, T)                                                                  \
+	DEFINE_ALLREDUCE_TEST(name##_arith, T, COMBINE)                                            \
 	DEFINE_ALLREDUCE_TEST(name##_bits, T, BITS)
 
 DEFINE_INT_TESTS(t_schar, signed char)
@@ -234,7 +241,7 @@ DEFINE_ALLREDUCE_TEST(t_ldouble, long double, COMBINE)
 DEFINE_ALLREDUCE_TEST(t_bool, bool, LOGIC)
 DEFINE_ALLREDUCE_TEST(t_byte_bits, unsigned char, BITS)
 
-#define OPS(...) ops_mask((int[]){ __VA_ARGS__, -1 })
+#define OPS(...) ops_mask((int[]){__VA_ARGS__, -1})
 static unsigned ops_mask(const int *o)
 {
 	unsigned m = 0;
@@ -245,31 +252,31 @@ static unsigned ops_mask(const int *o)
 }
 
 /* Complex: SUM and PROD, with exact small Gaussian integers. */
-#define DEFINE_COMPLEX_TEST(fn, T)                                                             \
-	static void fn(MPI_Datatype dt, const char *tname)                                     \
-	{                                                                                      \
-		enum { N = 3000 };                                                             \
-		T *in = malloc(sizeof(T) * N), *out = malloc(sizeof(T) * N);                  \
-		CHECK(in && out, "out of memory");                                             \
-		for (int prod = 0; prod < 2; prod++) {                                         \
-			for (int i = 0; i < N; i++)                                            \
-				in[i] = prod ? ((rank + i) % 3 ? 1 : I)                        \
-					     : (T)((rank + i) % 4) + (T)(i % 3) * I;           \
-			MPI_OK(MPI_Allreduce(in, out, N, dt, prod ? MPI_PROD : MPI_SUM,        \
-					     MPI_COMM_WORLD));                                 \
-			for (int i = 0; i < N; i++) {                                          \
-				T e = prod ? 1 : 0;                                            \
-				for (int r = 0; r < size; r++) {                               \
-					T x = prod ? ((r + i) % 3 ? 1 : I)                     \
-						   : (T)((r + i) % 4) + (T)(i % 3) * I;        \
-					e = prod ? e * x : e + x;                              \
-				}                                                              \
-				CHECK(out[i] == e, "Allreduce %s %s element %d wrong",         \
-				      prod ? "PROD" : "SUM", tname, i);                        \
-			}                                                                      \
-		}                                                                              \
-		free(in);                                                                      \
-		free(out);                                                                     \
+#define DEFINE_COMPLEX_TEST(fn, T)                                                                 \
+	static void fn(MPI_Datatype dt, const char *tname)                                         \
+	{                                                                                          \
+		enum { N = 3000 };                                                                 \
+		T *in = malloc(sizeof(T) * N), *out = malloc(sizeof(T) * N);                       \
+		CHECK(in &&out, "out of memory");                                                  \
+		for (int prod = 0; prod < 2; prod++) {                                             \
+			for (int i = 0; i < N; i++)                                                \
+				in[i] = prod ? ((rank + i) % 3 ? 1 : I)                            \
+					     : (T)((rank + i) % 4) + (T)(i % 3) * I;               \
+			MPI_OK(MPI_Allreduce(in, out, N, dt, prod ? MPI_PROD : MPI_SUM,            \
+					     MPI_COMM_WORLD));                                     \
+			for (int i = 0; i < N; i++) {                                              \
+				T e = prod ? 1 : 0;                                                \
+				for (int r = 0; r < size; r++) {                                   \
+					T x = prod ? ((r + i) % 3 ? 1 : I)                         \
+						   : (T)((r + i) % 4) + (T)(i % 3) * I;            \
+					e = prod ? e * x : e + x;                                  \
+				}                                                                  \
+				CHECK(out[i] == e, "Allreduce %s %s element %d wrong",             \
+				      prod ? "PROD" : "SUM", tname, i);                            \
+			}                                                                          \
+		}                                                                                  \
+		free(in);                                                                          \
+		free(out);                                                                         \
 	}
 DEFINE_COMPLEX_TEST(t_cfloat, float complex)
 DEFINE_COMPLEX_TEST(t_cdouble, double complex)
@@ -279,8 +286,14 @@ DEFINE_COMPLEX_TEST(t_cldouble, long double complex)
 static void test_loc(void)
 {
 	enum { N = 2000 };
-	struct { double v; int i; } *in = malloc(sizeof(*in) * N), *out = malloc(sizeof(*out) * N);
-	struct { int v; int i; } a2[N], o2[N];
+	struct {
+		double v;
+		int i;
+	} *in = malloc(sizeof(*in) * N), *out = malloc(sizeof(*out) * N);
+	struct {
+		int v;
+		int i;
+	} a2[N], o2[N];
 
 	CHECK(in && out, "out of memory");
 	for (int maxloc = 0; maxloc < 2; maxloc++) {
@@ -351,7 +364,7 @@ static void test_allreduce(void)
 	/* multi-language types: arithmetic and bitwise, not logical */
 	t_aint_arith(MPI_AINT, "MPI_AINT", multi), t_aint_bits(MPI_AINT, "MPI_AINT", bits);
 	t_offset_arith(MPI_OFFSET, "MPI_OFFSET", multi),
-		t_offset_bits(MPI_OFFSET, "MPI_OFFSET", bits);
+	    t_offset_bits(MPI_OFFSET, "MPI_OFFSET", bits);
 	t_count_arith(MPI_COUNT, "MPI_COUNT", multi), t_count_bits(MPI_COUNT, "MPI_COUNT", bits);
 	t_float(MPI_FLOAT, "MPI_FLOAT", fp);
 	t_double(MPI_DOUBLE, "MPI_DOUBLE", fp);

@@ -96,8 +96,7 @@ static void test_copy_delete(void)
 	MPI_Comm d, dd;
 
 	MPI_OK(MPI_Comm_create_keyval(MPI_COMM_DUP_FN, count_delete, &kdup, &extra_marker));
-	MPI_OK(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, count_delete, &knull,
-				      &extra_marker));
+	MPI_OK(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, count_delete, &knull, &extra_marker));
 	MPI_OK(MPI_Comm_create_keyval(deep_copy, free_delete, &kdeep, NULL));
 	CHECK(kdup != knull && knull != kdeep && kdup != MPI_KEYVAL_INVALID, "keyvals %d %d %d",
 	      kdup, knull, kdeep);
@@ -140,8 +139,8 @@ static void test_copy_delete(void)
 	norder = 0;
 	MPI_OK(MPI_Comm_free(&dd)); /* also frees the deep copy */
 	CHECK(deletes == 3, "free ran %d delete callbacks", deletes);
-	CHECK(norder == 2 && order[0] == 3002 && order[1] == 3001, "delete order %d, %d",
-	      order[0], order[1]);
+	CHECK(norder == 2 && order[0] == 3002 && order[1] == 3001, "delete order %d, %d", order[0],
+	      order[1]);
 
 	/* a failing copy callback fails the dup */
 	fail_copy = true;
@@ -211,8 +210,10 @@ int main(int argc, char **argv)
 		printf("comm_attrs: OK on %d ranks\n", size);
 	MPI_OK(MPI_Finalize());
 	if (self_deleted != 7000 + rank) {
-		fprintf(stderr, "FAIL [rank %d]: MPI_COMM_SELF's attribute was not deleted by "
-				"MPI_Finalize (%d)\n", rank, self_deleted);
+		fprintf(stderr,
+			"FAIL [rank %d]: MPI_COMM_SELF's attribute was not deleted by "
+			"MPI_Finalize (%d)\n",
+			rank, self_deleted);
 		return 1;
 	}
 	return 0;

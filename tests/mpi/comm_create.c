@@ -24,7 +24,8 @@ static int rank, size;
 static void rings(int n, MPI_Comm *comms, const int *ids)
 {
 	MPI_Request *rq = malloc(sizeof(MPI_Request) * 2 * (size_t)n);
-	int (*in)[2] = malloc(sizeof(int[2]) * (size_t)n), (*out)[2] = malloc(sizeof(int[2]) * (size_t)n);
+	int(*in)[2] = malloc(sizeof(int[2]) * (size_t)n),
+	(*out)[2] = malloc(sizeof(int[2]) * (size_t)n);
 	MPI_Status *st = malloc(sizeof(MPI_Status) * 2 * (size_t)n);
 
 	CHECK(rq && in && out && st, "out of memory");
@@ -35,7 +36,8 @@ static void rings(int n, MPI_Comm *comms, const int *ids)
 		MPI_OK(MPI_Comm_size(comms[i], &s));
 		out[i][0] = ids[i];
 		out[i][1] = r;
-		MPI_OK(MPI_Irecv(in[i], 2, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, comms[i], &rq[2 * i]));
+		MPI_OK(MPI_Irecv(in[i], 2, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, comms[i],
+				 &rq[2 * i]));
 		MPI_OK(MPI_Isend(out[i], 2, MPI_INT, (r + 1) % s, 77, comms[i], &rq[2 * i + 1]));
 	}
 	MPI_OK(MPI_Waitall(2 * n, rq, st));
@@ -44,10 +46,10 @@ static void rings(int n, MPI_Comm *comms, const int *ids)
 
 		MPI_OK(MPI_Comm_rank(comms[i], &r));
 		MPI_OK(MPI_Comm_size(comms[i], &s));
-		CHECK(in[i][0] == ids[i], "communicator %d received a message of communicator %d", ids[i],
-		      in[i][0]);
+		CHECK(in[i][0] == ids[i], "communicator %d received a message of communicator %d",
+		      ids[i], in[i][0]);
 		CHECK(in[i][1] == (r - 1 + s) % s && st[2 * i].MPI_SOURCE == in[i][1] &&
-			      st[2 * i].MPI_TAG == 77,
+			  st[2 * i].MPI_TAG == 77,
 		      "communicator %d: from rank %d (source %d), expected %d", ids[i], in[i][1],
 		      st[2 * i].MPI_SOURCE, (r - 1 + s) % s);
 	}
@@ -95,8 +97,8 @@ static void test_dup(void)
 	MPI_OK(MPI_Comm_dup(d, &dd));
 	CHECK(compare(d, dd) == MPI_CONGRUENT, "dup vs dup of dup");
 	{
-		MPI_Comm cs[3] = { MPI_COMM_WORLD, d, dd };
-		int ids[3] = { 100, 101, 102 };
+		MPI_Comm cs[3] = {MPI_COMM_WORLD, d, dd};
+		int ids[3] = {100, 101, 102};
 
 		rings(3, cs, ids);
 	}
@@ -124,7 +126,7 @@ static void test_split(void)
 	MPI_OK(MPI_Comm_size(half, &s));
 	{
 		int members = (size - color + 1) / 2; /* ranks with my parity */
-		int higher = 0;                       /* same parity, higher rank */
+		int higher = 0;			      /* same parity, higher rank */
 
 		for (int k = rank + 2; k < size; k += 2)
 			higher++;
@@ -174,8 +176,8 @@ static void test_split(void)
 		CHECK(compare(same, rev) == (size > 1 ? MPI_SIMILAR : MPI_CONGRUENT),
 		      "reversed split: %d", compare(same, rev));
 		{
-			MPI_Comm cs[4] = { MPI_COMM_WORLD, same, rev, half };
-			int ids[4] = { 200, 201, 202, 203 };
+			MPI_Comm cs[4] = {MPI_COMM_WORLD, same, rev, half};
+			int ids[4] = {200, 201, 202, 203};
 
 			rings(4, cs, ids);
 		}
@@ -197,8 +199,8 @@ static void test_split_type(void)
 	char me[MPI_MAX_PROCESSOR_NAME], other[MPI_MAX_PROCESSOR_NAME];
 	int len, r, s;
 
-	MPI_OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL,
-				   &node));
+	MPI_OK(
+	    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node));
 	MPI_OK(MPI_Comm_rank(node, &r));
 	MPI_OK(MPI_Comm_size(node, &s));
 	CHECK(s >= 1 && s <= size, "node communicator of size %d", s);
@@ -208,7 +210,8 @@ static void test_split_type(void)
 		for (int i = 1; i < s; i++) {
 			MPI_OK(MPI_Recv(other, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, i, 4, node,
 					MPI_STATUS_IGNORE));
-			CHECK(strcmp(me, other) == 0, "node rank %d is on %s, not %s", i, other, me);
+			CHECK(strcmp(me, other) == 0, "node rank %d is on %s, not %s", i, other,
+			      me);
 		}
 	} else {
 		MPI_OK(MPI_Send(me, len + 1, MPI_CHAR, 0, 4, node));
@@ -231,8 +234,7 @@ static void test_split_type(void)
 		CHECK(r == rank, "node rank %d, world rank %d", r, rank);
 	MPI_OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_UNDEFINED, 0, MPI_INFO_NULL, &none));
 	CHECK(none == MPI_COMM_NULL, "split_type MPI_UNDEFINED gave a communicator");
-	MPI_FAILS(MPI_ERR_ARG,
-		  MPI_Comm_split_type(MPI_COMM_WORLD, 12345, 0, MPI_INFO_NULL, &none));
+	MPI_FAILS(MPI_ERR_ARG, MPI_Comm_split_type(MPI_COMM_WORLD, 12345, 0, MPI_INFO_NULL, &none));
 	MPI_OK(MPI_Comm_free(&node));
 }
 
@@ -267,8 +269,8 @@ static void test_create(void)
 	}
 	/* each half talks on its own communicator, and all on the world */
 	{
-		MPI_Comm cs[2] = { MPI_COMM_WORLD, rank % 2 ? cg : ce };
-		int ids[2] = { 400, 401 + rank % 2 };
+		MPI_Comm cs[2] = {MPI_COMM_WORLD, rank % 2 ? cg : ce};
+		int ids[2] = {400, 401 + rank % 2};
 
 		rings(2, cs, ids);
 	}
@@ -325,9 +327,9 @@ static void test_interleaved(void)
 		rings(n, cs, ids);
 	}
 	if (p != MPI_COMM_NULL && q != MPI_COMM_NULL)
-		CHECK(compare(p, q) == (size >= 4 ? MPI_UNEQUAL : MPI_CONGRUENT),
-		      "P vs Q: %d", compare(p, q));
-	MPI_Comm *all[4] = { &p, &q, &pd, &qd };
+		CHECK(compare(p, q) == (size >= 4 ? MPI_UNEQUAL : MPI_CONGRUENT), "P vs Q: %d",
+		      compare(p, q));
+	MPI_Comm *all[4] = {&p, &q, &pd, &qd};
 
 	for (int i = 0; i < 4; i++)
 		if (*all[i] != MPI_COMM_NULL)
@@ -348,8 +350,9 @@ static void test_many(void)
 		MPI_OK(MPI_Comm_split(keep[i % 16], 0, rank, &c));
 		MPI_OK(MPI_Comm_free(&c));
 	}
-	rings(16, keep, (int[16]){ 600, 601, 602, 603, 604, 605, 606, 607, 608, 609, 610, 611,
-				   612, 613, 614, 615 });
+	rings(16, keep,
+	      (int[16]){600, 601, 602, 603, 604, 605, 606, 607, 608, 609, 610, 611, 612, 613, 614,
+			615});
 	for (int i = 0; i < 16; i++)
 		MPI_OK(MPI_Comm_free(&keep[i]));
 }

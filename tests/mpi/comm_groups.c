@@ -93,7 +93,7 @@ static void test_basic(MPI_Group wg)
 	/* the group of MPI_COMM_SELF */
 	MPI_OK(MPI_Comm_group(MPI_COMM_SELF, &self));
 	CHECK(gsize(self) == 1 && grank(self) == 0, "self group");
-	MPI_OK(MPI_Group_translate_ranks(self, 1, (int[]){ 0 }, wg, out));
+	MPI_OK(MPI_Group_translate_ranks(self, 1, (int[]){0}, wg, out));
 	CHECK(out[0] == rank, "self's member is world rank %d", out[0]);
 	CHECK(gcmp(self, wg) == (size == 1 ? MPI_IDENT : MPI_UNEQUAL), "self vs world");
 	MPI_OK(MPI_Group_free(&self));
@@ -108,7 +108,8 @@ static void test_sets(MPI_Group wg)
 {
 	MPI_Group evens, low, u, in, diff, e2, x;
 	int ne = (size + 1) / 2, nl = (size + 1) / 2;
-	int *ranks = calloc((size_t)size + 1, sizeof(int)), *want = calloc((size_t)size + 1, sizeof(int));
+	int *ranks = calloc((size_t)size + 1, sizeof(int)),
+	    *want = calloc((size_t)size + 1, sizeof(int));
 	int n;
 
 	CHECK(ranks && want, "out of memory");
@@ -117,10 +118,10 @@ static void test_sets(MPI_Group wg)
 		ranks[i] = 2 * (ne - 1 - i);
 	MPI_OK(MPI_Group_incl(wg, ne, ranks, &evens));
 	expect_members(evens, wg, ne, ranks, "evens");
-	CHECK(grank(evens) == (rank % 2 ? MPI_UNDEFINED : ne - 1 - rank / 2),
-	      "rank in evens %d", grank(evens));
+	CHECK(grank(evens) == (rank % 2 ? MPI_UNDEFINED : ne - 1 - rank / 2), "rank in evens %d",
+	      grank(evens));
 	/* the lower half by a range */
-	MPI_OK(MPI_Group_range_incl(wg, 1, (int[][3]){ { 0, nl - 1, 1 } }, &low));
+	MPI_OK(MPI_Group_range_incl(wg, 1, (int[][3]){{0, nl - 1, 1}}, &low));
 	for (int i = 0; i < nl; i++)
 		want[i] = i;
 	expect_members(low, wg, nl, want, "low");
@@ -154,13 +155,13 @@ static void test_sets(MPI_Group wg)
 	/* evens by exclusion (odds, via a strided range) is the same set,
 	 * in ascending order: SIMILAR unless there is only one */
 	if (size > 1) {
-		MPI_OK(MPI_Group_range_excl(wg, 1, (int[][3]){ { 1, size - 1, 2 } }, &e2));
+		MPI_OK(MPI_Group_range_excl(wg, 1, (int[][3]){{1, size - 1, 2}}, &e2));
 		CHECK(gcmp(e2, evens) == (ne > 1 ? MPI_SIMILAR : MPI_IDENT),
 		      "evens by exclusion vs evens: %d", gcmp(e2, evens));
 		MPI_OK(MPI_Group_free(&e2));
 	}
 	/* a descending range */
-	MPI_OK(MPI_Group_range_incl(wg, 1, (int[][3]){ { size - 1, 0, -1 } }, &x));
+	MPI_OK(MPI_Group_range_incl(wg, 1, (int[][3]){{size - 1, 0, -1}}, &x));
 	for (int i = 0; i < size; i++)
 		want[i] = size - 1 - i;
 	expect_members(x, wg, size, want, "descending range");
@@ -216,22 +217,22 @@ static void test_errors(MPI_Group wg)
 	MPI_Group g, stale, nul = MPI_GROUP_NULL;
 	int out[2], r;
 
-	MPI_FAILS(MPI_ERR_RANK, MPI_Group_incl(wg, 1, (int[]){ size }, &g));
-	MPI_FAILS(MPI_ERR_RANK, MPI_Group_incl(wg, 1, (int[]){ -1 }, &g));
+	MPI_FAILS(MPI_ERR_RANK, MPI_Group_incl(wg, 1, (int[]){size}, &g));
+	MPI_FAILS(MPI_ERR_RANK, MPI_Group_incl(wg, 1, (int[]){-1}, &g));
 	if (size > 1)
-		MPI_FAILS(MPI_ERR_RANK, MPI_Group_incl(wg, 2, (int[]){ 0, 0 }, &g));
-	MPI_FAILS(MPI_ERR_ARG, MPI_Group_incl(wg, size + 1, (int[5]){ 0 }, &g));
-	MPI_FAILS(MPI_ERR_RANK, MPI_Group_excl(wg, 1, (int[]){ size + 3 }, &g));
-	MPI_FAILS(MPI_ERR_ARG, MPI_Group_range_incl(wg, 1, (int[][3]){ { 0, 0, 0 } }, &g));
-	MPI_FAILS(MPI_ERR_RANK, MPI_Group_range_incl(wg, 1, (int[][3]){ { 0, size, 1 } }, &g));
+		MPI_FAILS(MPI_ERR_RANK, MPI_Group_incl(wg, 2, (int[]){0, 0}, &g));
+	MPI_FAILS(MPI_ERR_ARG, MPI_Group_incl(wg, size + 1, (int[5]){0}, &g));
+	MPI_FAILS(MPI_ERR_RANK, MPI_Group_excl(wg, 1, (int[]){size + 3}, &g));
+	MPI_FAILS(MPI_ERR_ARG, MPI_Group_range_incl(wg, 1, (int[][3]){{0, 0, 0}}, &g));
+	MPI_FAILS(MPI_ERR_RANK, MPI_Group_range_incl(wg, 1, (int[][3]){{0, size, 1}}, &g));
 	MPI_FAILS(MPI_ERR_RANK,
-		  MPI_Group_translate_ranks(wg, 1, (int[]){ size }, MPI_GROUP_EMPTY, out));
+		  MPI_Group_translate_ranks(wg, 1, (int[]){size}, MPI_GROUP_EMPTY, out));
 	MPI_FAILS(MPI_ERR_GROUP, MPI_Group_size(MPI_GROUP_NULL, &r));
 	MPI_FAILS(MPI_ERR_GROUP, MPI_Group_free(&nul));
 	MPI_FAILS(MPI_ERR_ARG, MPI_Group_free(NULL));
 	MPI_FAILS(MPI_ERR_GROUP, MPI_Group_union(wg, MPI_GROUP_NULL, &g));
 	MPI_FAILS(MPI_ERR_ARG, MPI_Group_rank(wg, NULL));
-	MPI_OK(MPI_Group_incl(wg, 1, (int[]){ 0 }, &g));
+	MPI_OK(MPI_Group_incl(wg, 1, (int[]){0}, &g));
 	stale = g;
 	MPI_OK(MPI_Group_free(&g));
 	MPI_FAILS(MPI_ERR_GROUP, MPI_Group_size(stale, &r));

@@ -23,9 +23,9 @@ typedef struct item {
 
 static MPI_Datatype item_type(void)
 {
-	int bl[3] = { 1, 1, 1 };
-	MPI_Aint d[3] = { offsetof(item_t, s), offsetof(item_t, d), offsetof(item_t, c) };
-	MPI_Datatype ty[3] = { MPI_SHORT, MPI_DOUBLE, MPI_CHAR }, t, r;
+	int bl[3] = {1, 1, 1};
+	MPI_Aint d[3] = {offsetof(item_t, s), offsetof(item_t, d), offsetof(item_t, c)};
+	MPI_Datatype ty[3] = {MPI_SHORT, MPI_DOUBLE, MPI_CHAR}, t, r;
 
 	MPI_OK(MPI_Type_create_struct(3, bl, d, ty, &t));
 	MPI_OK(MPI_Type_create_resized(t, 0, sizeof(item_t), &r));
@@ -118,7 +118,8 @@ static void test_gather_scatter(void)
 static void test_alltoall(void)
 {
 	MPI_Datatype every2;
-	int *s = malloc(sizeof(int) * 8 * (size_t)size), *r = malloc(sizeof(int) * 4 * (size_t)size);
+	int *s = malloc(sizeof(int) * 8 * (size_t)size),
+	    *r = malloc(sizeof(int) * 4 * (size_t)size);
 
 	CHECK(s && r, "out of memory");
 	MPI_OK(MPI_Type_create_resized(MPI_INT, 0, 2 * sizeof(int), &every2));
@@ -133,8 +134,9 @@ static void test_alltoall(void)
 		for (int k = 0; k < 4; k++) {
 			int want = src * 10000 + rank * 8 + 2 * k;
 
-			CHECK(r[src * 4 + k] == want, "alltoall from %d, element %d: %d, expected %d",
-			      src, k, r[src * 4 + k], want);
+			CHECK(r[src * 4 + k] == want,
+			      "alltoall from %d, element %d: %d, expected %d", src, k,
+			      r[src * 4 + k], want);
 		}
 	MPI_OK(MPI_Type_free(&every2));
 	free(s);
@@ -145,7 +147,10 @@ static void test_reduce(void)
 {
 	MPI_Datatype c3, v2, dpair;
 	int in[6], out[6];
-	struct { double v; int i; } p[2], q[2];
+	struct {
+		double v;
+		int i;
+	} p[2], q[2];
 
 	MPI_OK(MPI_Type_contiguous(3, MPI_INT, &c3));
 	MPI_OK(MPI_Type_commit(&c3));

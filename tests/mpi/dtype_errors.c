@@ -17,9 +17,9 @@ static int rank, size;
 
 static void test_constructors(void)
 {
-	int bl[2] = { 1, -1 }, di[2] = { 0, 4 }, one = 1;
-	MPI_Aint ad[2] = { 0, 8 };
-	MPI_Datatype t = MPI_DATATYPE_NULL, tys[2] = { MPI_INT, MPI_DATATYPE_NULL };
+	int bl[2] = {1, -1}, di[2] = {0, 4}, one = 1;
+	MPI_Aint ad[2] = {0, 8};
+	MPI_Datatype t = MPI_DATATYPE_NULL, tys[2] = {MPI_INT, MPI_DATATYPE_NULL};
 
 	MPI_FAILS(MPI_ERR_COUNT, MPI_Type_contiguous(-1, MPI_INT, &t));
 	MPI_FAILS(MPI_ERR_TYPE, MPI_Type_contiguous(2, MPI_DATATYPE_NULL, &t));
@@ -38,9 +38,9 @@ static void test_constructors(void)
 	MPI_FAILS(MPI_ERR_ARG, MPI_Type_create_indexed_block(2, -1, di, MPI_INT, &t));
 	MPI_FAILS(MPI_ERR_TYPE, MPI_Type_create_hindexed_block(2, 1, ad, MPI_DATATYPE_NULL, &t));
 	MPI_FAILS(MPI_ERR_COUNT, MPI_Type_create_struct(-1, &one, ad, tys, &t));
-	MPI_FAILS(MPI_ERR_TYPE, MPI_Type_create_struct(2, (int[]){ 1, 1 }, ad, tys, &t));
-	MPI_FAILS(MPI_ERR_ARG, MPI_Type_create_struct(2, bl, ad, (MPI_Datatype[]){ MPI_INT,
-			       MPI_INT }, &t));
+	MPI_FAILS(MPI_ERR_TYPE, MPI_Type_create_struct(2, (int[]){1, 1}, ad, tys, &t));
+	MPI_FAILS(MPI_ERR_ARG,
+		  MPI_Type_create_struct(2, bl, ad, (MPI_Datatype[]){MPI_INT, MPI_INT}, &t));
 	MPI_FAILS(MPI_ERR_ARG, MPI_Type_create_struct(1, &one, ad, NULL, &t));
 	MPI_FAILS(MPI_ERR_TYPE, MPI_Type_create_resized(MPI_DATATYPE_NULL, 0, 8, &t));
 	MPI_FAILS(MPI_ERR_TYPE, MPI_Type_dup(MPI_DATATYPE_NULL, &t));
@@ -71,9 +71,9 @@ static void test_overflow(void)
 	MPI_FAILS(MPI_ERR_ARG, MPI_Type_create_hvector(4, 1, INTPTR_MAX / 2, MPI_DOUBLE, &h));
 	MPI_FAILS(MPI_ERR_ARG, MPI_Type_create_resized(MPI_INT, INTPTR_MAX - 4, 16, &h));
 	{
-		MPI_Aint d[2] = { INTPTR_MAX - 2, 0 };
-		int bl[2] = { 1, 1 };
-		MPI_Datatype ty[2] = { MPI_DOUBLE, MPI_INT };
+		MPI_Aint d[2] = {INTPTR_MAX - 2, 0};
+		int bl[2] = {1, 1};
+		MPI_Datatype ty[2] = {MPI_DOUBLE, MPI_INT};
 
 		MPI_FAILS(MPI_ERR_ARG, MPI_Type_create_struct(2, bl, d, ty, &h));
 	}
@@ -81,8 +81,8 @@ static void test_overflow(void)
 
 static void test_subarray(void)
 {
-	int sz[2] = { 4, 5 }, sub[2] = { 2, 3 }, st[2] = { 1, 1 };
-	int badsub[2] = { 5, 3 }, badst[2] = { 3, 1 }, neg[2] = { 0, -1 };
+	int sz[2] = {4, 5}, sub[2] = {2, 3}, st[2] = {1, 1};
+	int badsub[2] = {5, 3}, badst[2] = {3, 1}, neg[2] = {0, -1};
 	MPI_Datatype t;
 
 	MPI_FAILS(MPI_ERR_ARG, MPI_Type_create_subarray(0, sz, sub, st, MPI_ORDER_C, MPI_INT, &t));
@@ -103,7 +103,7 @@ static void test_subarray(void)
 static void test_commit_free(void)
 {
 	MPI_Datatype t, copy, nul = MPI_DATATYPE_NULL, pre = MPI_INT;
-	int buf[4] = { 0 }, sz;
+	int buf[4] = {0}, sz;
 	MPI_Aint lb, ext;
 
 	/* MPICH crashes on this one */
@@ -160,7 +160,7 @@ static void test_commit_free(void)
 
 static void test_pack_errors(void)
 {
-	int in[8] = { 1, 2, 3, 4, 5, 6, 7, 8 }, out8[8], pos = 0, sz;
+	int in[8] = {1, 2, 3, 4, 5, 6, 7, 8}, out8[8], pos = 0, sz;
 	char buf[16];
 
 	MPI_FAILS(MPI_ERR_TRUNCATE, MPI_Pack(in, 8, MPI_INT, buf, 16, &pos, MPI_COMM_WORLD));

@@ -38,7 +38,8 @@ static void test_vector(void)
 	MPI_Datatype vec;
 	MPI_Aint lb, ext;
 	long span = (long)((N - 1) * ((CNT - 1) * ST + BL) + (CNT - 1) * ST + BL) + ST;
-	double *s = malloc(sizeof(double) * (size_t)span), *r = malloc(sizeof(double) * (size_t)span);
+	double *s = malloc(sizeof(double) * (size_t)span),
+	       *r = malloc(sizeof(double) * (size_t)span);
 	double *flat = malloc(sizeof(double) * N * CNT * BL);
 	MPI_Request rq[2];
 	MPI_Status st;
@@ -102,8 +103,8 @@ static void test_vector(void)
  * Sendrecv, and the same data received through an equivalent hindexed. */
 static void test_indexed(void)
 {
-	int bl[3] = { 3, 1, 4 }, di[3] = { 0, 5, 9 };
-	MPI_Aint hd[3] = { 0, 5 * sizeof(int), 9 * sizeof(int) };
+	int bl[3] = {3, 1, 4}, di[3] = {0, 5, 9};
+	MPI_Aint hd[3] = {0, 5 * sizeof(int), 9 * sizeof(int)};
 	MPI_Datatype idx, hidx;
 	int s[39], r[39];
 	MPI_Status st;
@@ -142,10 +143,10 @@ typedef struct particle {
 
 static MPI_Datatype particle_type(void)
 {
-	int bl[4] = { 1, 2, 1, 1 };
-	MPI_Aint d[4] = { offsetof(particle_t, tag), offsetof(particle_t, pos),
-			  offsetof(particle_t, id), offsetof(particle_t, flags) };
-	MPI_Datatype ty[4] = { MPI_CHAR, MPI_DOUBLE, MPI_INT, MPI_SHORT }, t, r;
+	int bl[4] = {1, 2, 1, 1};
+	MPI_Aint d[4] = {offsetof(particle_t, tag), offsetof(particle_t, pos),
+			 offsetof(particle_t, id), offsetof(particle_t, flags)};
+	MPI_Datatype ty[4] = {MPI_CHAR, MPI_DOUBLE, MPI_INT, MPI_SHORT}, t, r;
 	MPI_Aint lb, ext;
 	int sz;
 
@@ -179,7 +180,7 @@ static void check_particle(const particle_t *p, int src, int i, const char *what
 
 	fill_particle(&want, src, i);
 	CHECK(p->tag == want.tag && p->pos[0] == want.pos[0] && p->pos[1] == want.pos[1] &&
-		      p->id == want.id && p->flags == want.flags,
+		  p->id == want.id && p->flags == want.flags,
 	      "%s: particle %d from %d wrong (id %d)", what, i, src, p->id);
 	/* padding after tag and after flags untouched (0x5a) */
 	for (size_t k = 1; k < offsetof(particle_t, pos); k++)
@@ -266,7 +267,7 @@ static void test_resized(void)
 /* A 4x5x6 int array; the 2x3x2 block at (1,1,3) in both orders. */
 static void test_subarray(int order)
 {
-	int sizes[3] = { 4, 5, 6 }, sub[3] = { 2, 3, 2 }, start[3] = { 1, 1, 3 };
+	int sizes[3] = {4, 5, 6}, sub[3] = {2, 3, 2}, start[3] = {1, 1, 3};
 	int s[120], r[120];
 	MPI_Datatype t;
 	MPI_Aint lb, ext;
@@ -304,8 +305,8 @@ static void test_subarray(int order)
 static void test_nested(void)
 {
 	MPI_Datatype v, st, w;
-	int bl[2] = { 1, 2 };
-	MPI_Aint d[2] = { 0, 12 }, lb, ext, sext;
+	int bl[2] = {1, 2};
+	MPI_Aint d[2] = {0, 12}, lb, ext, sext;
 	MPI_Datatype ty[2];
 	unsigned char s[512], r[512];
 	int sz;
@@ -328,8 +329,8 @@ static void test_nested(void)
 		s[i] = (unsigned char)(rank * 31 + i);
 		r[i] = 0xee;
 	}
-	MPI_OK(MPI_Sendrecv(s, 1, w, right, 9, r, 1, w, left, 9, MPI_COMM_WORLD,
-			    MPI_STATUS_IGNORE));
+	MPI_OK(
+	    MPI_Sendrecv(s, 1, w, right, 9, r, 1, w, left, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
 	/* reference: which bytes of one w belong to it */
 	for (int k = 0; k < (int)ext; k++) {
 		int blk = k / (int)sext, off = k % (int)sext;
@@ -348,9 +349,9 @@ static void test_bottom(void)
 {
 	static double a_s, a_r;
 	static int b_s[3], b_r[3];
-	int bl[2] = { 1, 3 };
+	int bl[2] = {1, 3};
 	MPI_Aint d[2];
-	MPI_Datatype ty[2] = { MPI_DOUBLE, MPI_INT }, ts, tr;
+	MPI_Datatype ty[2] = {MPI_DOUBLE, MPI_INT}, ts, tr;
 
 	a_s = dval(rank, 1);
 	for (int i = 0; i < 3; i++) {
@@ -447,7 +448,7 @@ static void test_partial(void)
 	CHECK(nx == 5, "partial Get_elements_x %lld", (long long)nx);
 	{
 		/* element extent 5 ints: unpacked to ints 0,2,4 then 5,7 */
-		int at[5] = { 0, 2, 4, 5, 7 };
+		int at[5] = {0, 2, 4, 5, 7};
 
 		for (int i = 0; i < 5; i++)
 			CHECK(r[at[i]] == ival(left, i), "partial %d: %d", i, r[at[i]]);
@@ -457,7 +458,7 @@ static void test_partial(void)
 	/* a byte count that cuts a basic element (seen by a probe):
 	 * Get_elements undefined */
 	{
-		char bytes[6] = { 0 };
+		char bytes[6] = {0};
 		MPI_Request rq;
 
 		MPI_OK(MPI_Isend(bytes, 6, MPI_BYTE, right, 14, MPI_COMM_WORLD, &rq));

@@ -21,9 +21,9 @@ typedef struct rec {
 
 static MPI_Datatype rec_type(void)
 {
-	int bl[3] = { 1, 3, 5 };
-	MPI_Aint d[3] = { offsetof(rec_t, id), offsetof(rec_t, v), offsetof(rec_t, name) };
-	MPI_Datatype ty[3] = { MPI_INT, MPI_DOUBLE, MPI_CHAR }, t;
+	int bl[3] = {1, 3, 5};
+	MPI_Aint d[3] = {offsetof(rec_t, id), offsetof(rec_t, v), offsetof(rec_t, name)};
+	MPI_Datatype ty[3] = {MPI_INT, MPI_DOUBLE, MPI_CHAR}, t;
 
 	MPI_OK(MPI_Type_create_struct(3, bl, d, ty, &t));
 	MPI_OK(MPI_Type_commit(&t));
@@ -41,8 +41,8 @@ static void fill_rec(rec_t *r, int src, int i)
 
 static bool rec_eq(const rec_t *a, const rec_t *b)
 {
-	return a->id == b->id && a->v[0] == b->v[0] && a->v[1] == b->v[1] &&
-	       a->v[2] == b->v[2] && memcmp(a->name, b->name, sizeof(a->name)) == 0;
+	return a->id == b->id && a->v[0] == b->v[0] && a->v[1] == b->v[1] && a->v[2] == b->v[2] &&
+	       memcmp(a->name, b->name, sizeof(a->name)) == 0;
 }
 
 static void test_round_trip(void)
@@ -51,7 +51,7 @@ static void test_round_trip(void)
 	MPI_Datatype rt = rec_type(), vec;
 	rec_t recs[NR], back[NR];
 	double dv[2 * NV], dback[2 * NV];
-	int hdr[2] = { rank, NR }, hback[2];
+	int hdr[2] = {rank, NR}, hback[2];
 	int szi, szr, szv, total, pos = 0, rpos = 0;
 	char *buf, *rbuf;
 	MPI_Status st;
@@ -62,8 +62,8 @@ static void test_round_trip(void)
 	MPI_OK(MPI_Pack_size(2, MPI_INT, MPI_COMM_WORLD, &szi));
 	MPI_OK(MPI_Pack_size(NR, rt, MPI_COMM_WORLD, &szr));
 	MPI_OK(MPI_Pack_size(1, vec, MPI_COMM_WORLD, &szv));
-	CHECK(szi >= 8 && szr >= NR * (4 + 24 + 5) && szv >= NV * 8, "Pack_size %d %d %d", szi,
-	      szr, szv);
+	CHECK(szi >= 8 && szr >= NR * (4 + 24 + 5) && szv >= NV * 8, "Pack_size %d %d %d", szi, szr,
+	      szv);
 	total = szi + szr + szv;
 	buf = malloc((size_t)total);
 	rbuf = malloc((size_t)total);
@@ -187,7 +187,7 @@ static void test_queries(void)
 	CHECK(lb == -8 && ext == 32, "dup lb %ld extent %ld", (long)lb, (long)ext);
 	/* dup of a committed type is committed: usable at once */
 	{
-		double s[4] = { 1, 2, 3, 4 }, r[4] = { 0, 0, 0, 0 };
+		double s[4] = {1, 2, 3, 4}, r[4] = {0, 0, 0, 0};
 
 		MPI_OK(MPI_Sendrecv(s, 1, t2, rank, 3, r, 1, t2, rank, 3, MPI_COMM_WORLD,
 				    MPI_STATUS_IGNORE));
@@ -201,7 +201,10 @@ static void test_queries(void)
 	MPI_OK(MPI_Type_size(t, &sz));
 	MPI_OK(MPI_Type_get_extent(t, &lb, &ext));
 	CHECK(sz == (int)(sizeof(long double) + sizeof(int)) && lb == 0 &&
-		      ext == (MPI_Aint)sizeof(struct { long double v; int i; }),
+		  ext == (MPI_Aint)sizeof(struct {
+			  long double v;
+			  int i;
+		  }),
 	      "dup(MPI_LONG_DOUBLE_INT) size %d extent %ld", sz, (long)ext);
 	MPI_OK(MPI_Type_free(&t));
 

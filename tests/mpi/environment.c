@@ -21,57 +21,65 @@ static void test_types(void)
 		size_t size;
 		const char *name;
 	} tab[] = {
-		{ MPI_CHAR, sizeof(char), "MPI_CHAR" },
-		{ MPI_SIGNED_CHAR, sizeof(signed char), "MPI_SIGNED_CHAR" },
-		{ MPI_UNSIGNED_CHAR, sizeof(unsigned char), "MPI_UNSIGNED_CHAR" },
-		{ MPI_BYTE, 1, "MPI_BYTE" },
-		{ MPI_WCHAR, sizeof(wchar_t), "MPI_WCHAR" },
-		{ MPI_SHORT, sizeof(short), "MPI_SHORT" },
-		{ MPI_UNSIGNED_SHORT, sizeof(unsigned short), "MPI_UNSIGNED_SHORT" },
-		{ MPI_INT, sizeof(int), "MPI_INT" },
-		{ MPI_UNSIGNED, sizeof(unsigned), "MPI_UNSIGNED" },
-		{ MPI_LONG, sizeof(long), "MPI_LONG" },
-		{ MPI_UNSIGNED_LONG, sizeof(unsigned long), "MPI_UNSIGNED_LONG" },
-		{ MPI_LONG_LONG_INT, sizeof(long long), "MPI_LONG_LONG_INT" },
-		{ MPI_LONG_LONG, sizeof(long long), "MPI_LONG_LONG_INT" },
-		{ MPI_UNSIGNED_LONG_LONG, sizeof(unsigned long long), "MPI_UNSIGNED_LONG_LONG" },
-		{ MPI_FLOAT, sizeof(float), "MPI_FLOAT" },
-		{ MPI_DOUBLE, sizeof(double), "MPI_DOUBLE" },
-		{ MPI_LONG_DOUBLE, sizeof(long double), "MPI_LONG_DOUBLE" },
-		{ MPI_C_BOOL, sizeof(bool), "MPI_C_BOOL" },
-		{ MPI_INT8_T, 1, "MPI_INT8_T" },
-		{ MPI_INT16_T, 2, "MPI_INT16_T" },
-		{ MPI_INT32_T, 4, "MPI_INT32_T" },
-		{ MPI_INT64_T, 8, "MPI_INT64_T" },
-		{ MPI_UINT8_T, 1, "MPI_UINT8_T" },
-		{ MPI_UINT16_T, 2, "MPI_UINT16_T" },
-		{ MPI_UINT32_T, 4, "MPI_UINT32_T" },
-		{ MPI_UINT64_T, 8, "MPI_UINT64_T" },
-		{ MPI_AINT, sizeof(MPI_Aint), "MPI_AINT" },
-		{ MPI_OFFSET, sizeof(MPI_Offset), "MPI_OFFSET" },
-		{ MPI_COUNT, sizeof(MPI_Count), "MPI_COUNT" },
-		{ MPI_C_COMPLEX, sizeof(float complex), "MPI_C_FLOAT_COMPLEX" },
-		{ MPI_C_FLOAT_COMPLEX, sizeof(float complex), "MPI_C_FLOAT_COMPLEX" },
-		{ MPI_C_DOUBLE_COMPLEX, sizeof(double complex), "MPI_C_DOUBLE_COMPLEX" },
-		{ MPI_C_LONG_DOUBLE_COMPLEX, sizeof(long double complex),
-		  "MPI_C_LONG_DOUBLE_COMPLEX" },
-		{ MPI_CXX_BOOL, 1, "MPI_CXX_BOOL" },
-		{ MPI_CXX_FLOAT_COMPLEX, sizeof(float complex), "MPI_CXX_FLOAT_COMPLEX" },
-		{ MPI_CXX_DOUBLE_COMPLEX, sizeof(double complex), "MPI_CXX_DOUBLE_COMPLEX" },
-		{ MPI_CXX_LONG_DOUBLE_COMPLEX, sizeof(long double complex),
-		  "MPI_CXX_LONG_DOUBLE_COMPLEX" },
-		{ MPI_PACKED, 1, "MPI_PACKED" },
-		/* pairs: size is the data (value + int), extent the C struct */
-		{ MPI_FLOAT_INT, sizeof(float) + sizeof(int), "MPI_FLOAT_INT" },
-		{ MPI_DOUBLE_INT, sizeof(double) + sizeof(int), "MPI_DOUBLE_INT" },
-		{ MPI_LONG_INT, sizeof(long) + sizeof(int), "MPI_LONG_INT" },
-		{ MPI_2INT, 2 * sizeof(int), "MPI_2INT" },
-		{ MPI_SHORT_INT, sizeof(short) + sizeof(int), "MPI_SHORT_INT" },
-		{ MPI_LONG_DOUBLE_INT, sizeof(long double) + sizeof(int), "MPI_LONG_DOUBLE_INT" },
+	    {MPI_CHAR, sizeof(char), "MPI_CHAR"},
+	    {MPI_SIGNED_CHAR, sizeof(signed char), "MPI_SIGNED_CHAR"},
+	    {MPI_UNSIGNED_CHAR, sizeof(unsigned char), "MPI_UNSIGNED_CHAR"},
+	    {MPI_BYTE, 1, "MPI_BYTE"},
+	    {MPI_WCHAR, sizeof(wchar_t), "MPI_WCHAR"},
+	    {MPI_SHORT, sizeof(short), "MPI_SHORT"},
+	    {MPI_UNSIGNED_SHORT, sizeof(unsigned short), "MPI_UNSIGNED_SHORT"},
+	    {MPI_INT, sizeof(int), "MPI_INT"},
+	    {MPI_UNSIGNED, sizeof(unsigned), "MPI_UNSIGNED"},
+	    {MPI_LONG, sizeof(long), "MPI_LONG"},
+	    {MPI_UNSIGNED_LONG, sizeof(unsigned long), "MPI_UNSIGNED_LONG"},
+	    {MPI_LONG_LONG_INT, sizeof(long long), "MPI_LONG_LONG_INT"},
+	    {MPI_LONG_LONG, sizeof(long long), "MPI_LONG_LONG_INT"},
+	    {MPI_UNSIGNED_LONG_LONG, sizeof(unsigned long long), "MPI_UNSIGNED_LONG_LONG"},
+	    {MPI_FLOAT, sizeof(float), "MPI_FLOAT"},
+	    {MPI_DOUBLE, sizeof(double), "MPI_DOUBLE"},
+	    {MPI_LONG_DOUBLE, sizeof(long double), "MPI_LONG_DOUBLE"},
+	    {MPI_C_BOOL, sizeof(bool), "MPI_C_BOOL"},
+	    {MPI_INT8_T, 1, "MPI_INT8_T"},
+	    {MPI_INT16_T, 2, "MPI_INT16_T"},
+	    {MPI_INT32_T, 4, "MPI_INT32_T"},
+	    {MPI_INT64_T, 8, "MPI_INT64_T"},
+	    {MPI_UINT8_T, 1, "MPI_UINT8_T"},
+	    {MPI_UINT16_T, 2, "MPI_UINT16_T"},
+	    {MPI_UINT32_T, 4, "MPI_UINT32_T"},
+	    {MPI_UINT64_T, 8, "MPI_UINT64_T"},
+	    {MPI_AINT, sizeof(MPI_Aint), "MPI_AINT"},
+	    {MPI_OFFSET, sizeof(MPI_Offset), "MPI_OFFSET"},
+	    {MPI_COUNT, sizeof(MPI_Count), "MPI_COUNT"},
+	    {MPI_C_COMPLEX, sizeof(float complex), "MPI_C_FLOAT_COMPLEX"},
+	    {MPI_C_FLOAT_COMPLEX, sizeof(float complex), "MPI_C_FLOAT_COMPLEX"},
+	    {MPI_C_DOUBLE_COMPLEX, sizeof(double complex), "MPI_C_DOUBLE_COMPLEX"},
+	    {MPI_C_LONG_DOUBLE_COMPLEX, sizeof(long double complex), "MPI_C_LONG_DOUBLE_COMPLEX"},
+	    {MPI_CXX_BOOL, 1, "MPI_CXX_BOOL"},
+	    {MPI_CXX_FLOAT_COMPLEX, sizeof(float complex), "MPI_CXX_FLOAT_COMPLEX"},
+	    {MPI_CXX_DOUBLE_COMPLEX, sizeof(double complex), "MPI_CXX_DOUBLE_COMPLEX"},
+	    {MPI_CXX_LONG_DOUBLE_COMPLEX, sizeof(long double complex),
+	     "MPI_CXX_LONG_DOUBLE_COMPLEX"},
+	    {MPI_PACKED, 1, "MPI_PACKED"},
+	    /* pairs: size is the data (value + int), extent the C struct */
+	    {MPI_FLOAT_INT, sizeof(float) + sizeof(int), "MPI_FLOAT_INT"},
+	    {MPI_DOUBLE_INT, sizeof(double) + sizeof(int), "MPI_DOUBLE_INT"},
+	    {MPI_LONG_INT, sizeof(long) + sizeof(int), "MPI_LONG_INT"},
+	    {MPI_2INT, 2 * sizeof(int), "MPI_2INT"},
+	    {MPI_SHORT_INT, sizeof(short) + sizeof(int), "MPI_SHORT_INT"},
+	    {MPI_LONG_DOUBLE_INT, sizeof(long double) + sizeof(int), "MPI_LONG_DOUBLE_INT"},
 	};
-	struct { double v; int i; } di;
-	struct { short v; int i; } si;
-	struct ldi_s { long double v; int i; } ldi;
+	struct {
+		double v;
+		int i;
+	} di;
+	struct {
+		short v;
+		int i;
+	} si;
+	struct ldi_s {
+		long double v;
+		int i;
+	} ldi;
 
 	for (size_t k = 0; k < sizeof(tab) / sizeof(tab[0]); k++) {
 		int sz, len;
@@ -85,7 +93,8 @@ static void test_types(void)
 		MPI_OK(MPI_Type_size_x(tab[k].t, &szx));
 		CHECK(szx == sz, "%s: Type_size_x %lld", tab[k].name, (long long)szx);
 		MPI_OK(MPI_Type_get_extent(tab[k].t, &lb, &ext));
-		CHECK(lb == 0 && ext >= sz, "%s: lb %ld extent %ld", tab[k].name, (long)lb, (long)ext);
+		CHECK(lb == 0 && ext >= sz, "%s: lb %ld extent %ld", tab[k].name, (long)lb,
+		      (long)ext);
 		MPI_OK(MPI_Type_get_name(tab[k].t, name, &len));
 		CHECK(strcmp(name, tab[k].name) == 0 && (size_t)len == strlen(name),
 		      "type name \"%s\", expected \"%s\"", name, tab[k].name);
@@ -101,8 +110,7 @@ static void test_types(void)
 	CHECK(lb == 0 && ext == (MPI_Aint)(offsetof(struct ldi_s, i) + sizeof(int)),
 	      "MPI_LONG_DOUBLE_INT true extent %ld", (long)ext);
 	MPI_OK(MPI_Type_get_extent(MPI_LONG_DOUBLE_INT, &lb, &ext));
-	CHECK(lb == 0 && ext == (MPI_Aint)sizeof(ldi), "MPI_LONG_DOUBLE_INT extent %ld",
-	      (long)ext);
+	CHECK(lb == 0 && ext == (MPI_Aint)sizeof(ldi), "MPI_LONG_DOUBLE_INT extent %ld", (long)ext);
 }
 
 int main(int argc, char **argv)

@@ -49,7 +49,7 @@ static void test_strings(void)
 
 static void test_p2p_args(int rank, int size)
 {
-	int buf[4] = { 0 }, flag, n;
+	int buf[4] = {0}, flag, n;
 	MPI_Request rq, stale;
 	MPI_Status st;
 	MPI_Comm W = MPI_COMM_WORLD;
@@ -66,8 +66,8 @@ static void test_p2p_args(int rank, int size)
 	MPI_FAILS(MPI_ERR_RANK, MPI_Irecv(buf, 1, MPI_INT, -7, 0, W, &rq));
 	MPI_FAILS(MPI_ERR_RANK, MPI_Probe(size, 0, W, &st));
 	MPI_FAILS(MPI_ERR_RANK, MPI_Iprobe(-9, 0, W, &flag, &st));
-	MPI_FAILS(MPI_ERR_RANK, MPI_Sendrecv(buf, 1, MPI_INT, rank, 0, buf + 1, 1, MPI_INT, size,
-					     0, W, &st));
+	MPI_FAILS(MPI_ERR_RANK,
+		  MPI_Sendrecv(buf, 1, MPI_INT, rank, 0, buf + 1, 1, MPI_INT, size, 0, W, &st));
 	MPI_FAILS(MPI_ERR_RANK, MPI_Send(buf, 1, MPI_INT, 1, 0, MPI_COMM_SELF));
 	/* tag */
 	MPI_FAILS(MPI_ERR_TAG, MPI_Send(buf, 1, MPI_INT, rank, -1, W));
@@ -140,7 +140,7 @@ static void test_p2p_args(int rank, int size)
 
 static void test_coll_args(int rank, int size)
 {
-	int a[4] = { 1, 2, 3, 4 }, b[4];
+	int a[4] = {1, 2, 3, 4}, b[4];
 	MPI_Comm W = MPI_COMM_WORLD;
 	MPI_Op bogus_op = (MPI_Op)(void *)MPI_INT;
 
@@ -191,12 +191,12 @@ static void test_handlers(int rank, int size)
 
 	rc = MPI_Send(&buf, 1, MPI_INT, size + 1, 0, MPI_COMM_WORLD);
 	CHECK(rc == MPI_ERR_RANK && handler_calls == 1 && handler_code == MPI_ERR_RANK &&
-		      handler_comm == MPI_COMM_WORLD,
+		  handler_comm == MPI_COMM_WORLD,
 	      "user handler: rc %d calls %d code %d", rc, handler_calls, handler_code);
 	/* no valid communicator: MPI_COMM_WORLD's handler */
 	rc = MPI_Barrier(MPI_COMM_NULL);
 	CHECK(rc == MPI_ERR_COMM && handler_calls == 2 && handler_code == MPI_ERR_COMM &&
-		      handler_comm == MPI_COMM_WORLD,
+		  handler_comm == MPI_COMM_WORLD,
 	      "MPI_COMM_NULL error: rc %d calls %d code %d", rc, handler_calls, handler_code);
 	MPI_OK(MPI_Comm_call_errhandler(MPI_COMM_WORLD, MPI_ERR_OTHER));
 	CHECK(handler_calls == 3 && handler_code == MPI_ERR_OTHER, "Comm_call_errhandler");

@@ -45,7 +45,7 @@ static void test_basic(void)
 	MPI_OK(MPI_Info_get_nkeys(info, &n));
 	CHECK(n == 4, "nkeys %d", n);
 	{
-		const char *order[4] = { "alpha", "beta", " beta", "gamma" };
+		const char *order[4] = {"alpha", "beta", " beta", "gamma"};
 
 		for (int i = 0; i < 4; i++) {
 			MPI_OK(MPI_Info_get_nthkey(info, i, key));
@@ -107,7 +107,7 @@ static void test_errors(void)
 	MPI_FAILS(MPI_ERR_ARG, MPI_Info_get(info, "k", -1, key, &flag));
 	MPI_FAILS(MPI_ERR_INFO, MPI_Info_set(MPI_INFO_NULL, "k", "v"));
 	MPI_FAILS(MPI_ERR_INFO, MPI_Info_get_nkeys(MPI_INFO_NULL, &n));
-	MPI_FAILS(MPI_ERR_INFO, MPI_Info_free(&(MPI_Info){ MPI_INFO_NULL }));
+	MPI_FAILS(MPI_ERR_INFO, MPI_Info_free(&(MPI_Info){MPI_INFO_NULL}));
 	MPI_FAILS(MPI_ERR_ARG, MPI_Info_create(NULL));
 	/* a key of exactly the maximum length is fine */
 	longkey[MPI_MAX_INFO_KEY] = '\0';

@@ -18,7 +18,7 @@
 static int mt_rank = -1;
 
 static inline void mt_fail(const char *file, int line, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4), noreturn));
+    __attribute__((format(printf, 3, 4), noreturn));
 static inline void mt_fail(const char *file, int line, const char *fmt, ...)
 {
 	va_list ap;
@@ -33,37 +33,37 @@ static inline void mt_fail(const char *file, int line, const char *fmt, ...)
 	exit(1);
 }
 
-#define CHECK(cond, ...)                                              \
-	do {                                                          \
-		if (!(cond))                                          \
-			mt_fail(__FILE__, __LINE__, __VA_ARGS__);     \
+#define CHECK(cond, ...)                                                                           \
+	do {                                                                                       \
+		if (!(cond))                                                                       \
+			mt_fail(__FILE__, __LINE__, __VA_ARGS__);                                  \
 	} while (0)
 
 /* An MPI call that must succeed. */
-#define MPI_OK(call)                                                                   \
-	do {                                                                           \
-		int mt_rc_ = (call);                                                   \
-		if (mt_rc_ != MPI_SUCCESS)                                             \
-			mt_fail(__FILE__, __LINE__, "%s returned %d", #call, mt_rc_);  \
+#define MPI_OK(call)                                                                               \
+	do {                                                                                       \
+		int mt_rc_ = (call);                                                               \
+		if (mt_rc_ != MPI_SUCCESS)                                                         \
+			mt_fail(__FILE__, __LINE__, "%s returned %d", #call, mt_rc_);              \
 	} while (0)
 
 /* An MPI call that must fail with error class @cls (under MPI_ERRORS_RETURN). */
-#define MPI_FAILS(cls, call)                                                            \
-	do {                                                                            \
-		int mt_rc_ = (call), mt_cls_ = -1;                                      \
-		if (mt_rc_ == MPI_SUCCESS)                                              \
-			mt_fail(__FILE__, __LINE__, "%s succeeded, expected %s", #call, \
-				#cls);                                                  \
-		MPI_Error_class(mt_rc_, &mt_cls_);                                      \
-		if (mt_cls_ != (cls))                                                   \
-			mt_fail(__FILE__, __LINE__, "%s: error class %d, expected %s (%d)", \
-				#call, mt_cls_, #cls, cls);                             \
+#define MPI_FAILS(cls, call)                                                                       \
+	do {                                                                                       \
+		int mt_rc_ = (call), mt_cls_ = -1;                                                 \
+		if (mt_rc_ == MPI_SUCCESS)                                                         \
+			mt_fail(__FILE__, __LINE__, "%s succeeded, expected %s", #call, #cls);     \
+		MPI_Error_class(mt_rc_, &mt_cls_);                                                 \
+		if (mt_cls_ != (cls))                                                              \
+			mt_fail(__FILE__, __LINE__, "%s: error class %d, expected %s (%d)", #call, \
+				mt_cls_, #cls, cls);                                               \
 	} while (0)
 
 /* Deterministic content: byte i of a message from @src with @salt. */
 static inline unsigned char mt_byte(size_t i, int src, int salt)
 {
-	return (unsigned char)((i * 131u + (size_t)src * 17u + (size_t)salt * 7u + (i >> 12)) & 0xff);
+	return (unsigned char)((i * 131u + (size_t)src * 17u + (size_t)salt * 7u + (i >> 12)) &
+			       0xff);
 }
 
 static inline void mt_fill(void *buf, size_t len, int src, int salt)

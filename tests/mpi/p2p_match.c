@@ -209,8 +209,8 @@ static void test_sendrecv(int rank, int size)
 		CHECK(b, "out of memory");
 		for (int i = 0; i < len; i++)
 			b[i] = rank * 7 + i;
-		MPI_OK(MPI_Sendrecv_replace(b, len, MPI_INT, right, 6, left, 6, MPI_COMM_WORLD,
-					    &st));
+		MPI_OK(
+		    MPI_Sendrecv_replace(b, len, MPI_INT, right, 6, left, 6, MPI_COMM_WORLD, &st));
 		for (int i = 0; i < len; i++)
 			CHECK(b[i] == left * 7 + i, "Sendrecv_replace(%d) element %d = %d", len, i,
 			      b[i]);
@@ -231,7 +231,8 @@ static void test_sendrecv(int rank, int size)
 		MPI_OK(MPI_Get_count(&st, MPI_INT, &n));
 		CHECK(n == 0, "PROC_NULL count %d", n);
 	} else {
-		CHECK(w == down && st.MPI_SOURCE == down, "chain: got %d from %d", w, st.MPI_SOURCE);
+		CHECK(w == down && st.MPI_SOURCE == down, "chain: got %d from %d", w,
+		      st.MPI_SOURCE);
 	}
 }
 

@@ -15,9 +15,8 @@ static void check_empty(const MPI_Status *st, const char *what)
 	int n, flag;
 
 	CHECK(st->MPI_SOURCE == MPI_ANY_SOURCE && st->MPI_TAG == MPI_ANY_TAG &&
-		      st->MPI_ERROR == MPI_SUCCESS,
-	      "%s: status %d/%d/%d is not empty", what, st->MPI_SOURCE, st->MPI_TAG,
-	      st->MPI_ERROR);
+		  st->MPI_ERROR == MPI_SUCCESS,
+	      "%s: status %d/%d/%d is not empty", what, st->MPI_SOURCE, st->MPI_TAG, st->MPI_ERROR);
 	MPI_OK(MPI_Get_count(st, MPI_INT, &n));
 	MPI_OK(MPI_Test_cancelled(st, &flag));
 	CHECK(n == 0 && !flag, "%s: empty status count %d cancelled %d", what, n, flag);
@@ -25,8 +24,8 @@ static void check_empty(const MPI_Status *st, const char *what)
 
 static void test_null(void)
 {
-	MPI_Request rq = MPI_REQUEST_NULL, arr[3] = { MPI_REQUEST_NULL, MPI_REQUEST_NULL,
-						      MPI_REQUEST_NULL };
+	MPI_Request rq = MPI_REQUEST_NULL,
+		    arr[3] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL};
 	MPI_Status st, sts[3];
 	int flag = 0, idx = 0, out = 0, ind[3];
 
@@ -113,8 +112,8 @@ static void test_any_some(int rank, int size)
 			for (int j = 0; j < n; j++) {
 				int i = ind[j];
 
-				CHECK(i == k || i == k - 1, "completed index %d, expected %d or %d", i,
-				      k, k - 1);
+				CHECK(i == k || i == k - 1, "completed index %d, expected %d or %d",
+				      i, k, k - 1);
 				CHECK(!seen[i] && rq[i] == MPI_REQUEST_NULL, "index %d twice", i);
 				CHECK(in[i] == left * 100 + i && sts[j].MPI_TAG == i,
 				      "Waitsome data %d tag %d", in[i], sts[j].MPI_TAG);
@@ -153,7 +152,8 @@ static void test_any_some(int rank, int size)
 		MPI_OK(MPI_Testall(5, rq, &flag, sts));
 	} while (!flag);
 	for (int i = 0; i < 4; i++) {
-		CHECK(rq[i] == MPI_REQUEST_NULL && in[i] == left * 100 + i && sts[i].MPI_TAG == 50 + i,
+		CHECK(rq[i] == MPI_REQUEST_NULL && in[i] == left * 100 + i &&
+			  sts[i].MPI_TAG == 50 + i,
 		      "Testall request %d: data %d tag %d", i, in[i], sts[i].MPI_TAG);
 	}
 	check_empty(&sts[4], "Testall null entry");
@@ -237,8 +237,8 @@ static void test_many(int rank, int size)
 					 &rq[MANY + i]));
 		MPI_OK(MPI_Waitall(2 * MANY, rq, MPI_STATUSES_IGNORE));
 		for (int i = 0; i < MANY; i++)
-			CHECK(in[i] == left * MANY + i + round, "round %d message %d = %d", round, i,
-			      in[i]);
+			CHECK(in[i] == left * MANY + i + round, "round %d message %d = %d", round,
+			      i, in[i]);
 	}
 	free(rq);
 	free(in);

@@ -11,13 +11,16 @@
 #include "mpitest.h"
 
 enum mode { M_SEND, M_SSEND, M_RSEND, M_ISEND, M_ISSEND, M_IRSEND, M_ISEND_RECV, M_NMODES };
-static const char *mode_name[M_NMODES] = { "Send",   "Ssend",   "Rsend",        "Isend",
-					   "Issend", "Irsend", "Isend+Recv" };
+static const char *mode_name[M_NMODES] = {"Send",   "Ssend",  "Rsend",	   "Isend",
+					  "Issend", "Irsend", "Isend+Recv"};
 
 static const size_t sizes[] = {
-	0,     1,     7,     8,     63,    64,     65,     255,    256,     1023,
-	1024,  4095,  4096,  4097,  8191,  8192,   8193,   16383,  16384,   16385,
-	65535, 65536, 65537, 262144, (1 << 20) + 3, 4 << 20, 8 << 20,
+    0,	     1,	      7,     8,	     63,
+    64,	     65,      255,   256,    1023,
+    1024,    4095,    4096,  4097,   8191,
+    8192,    8193,    16383, 16384,  16385,
+    65535,   65536,   65537, 262144, (1 << 20) + 3,
+    4 << 20, 8 << 20,
 };
 
 int main(int argc, char **argv)

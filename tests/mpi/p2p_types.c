@@ -10,9 +10,18 @@
 
 #include <complex.h>
 
-typedef struct { double v; int i; } dint_t;
-typedef struct { short v; int i; } sint_t;
-typedef struct { long double v; int i; } ldint_t;
+typedef struct {
+	double v;
+	int i;
+} dint_t;
+typedef struct {
+	short v;
+	int i;
+} sint_t;
+typedef struct {
+	long double v;
+	int i;
+} ldint_t;
 
 static void test_pairs(int rank, int size)
 {
@@ -35,9 +44,10 @@ static void test_pairs(int rank, int size)
 	MPI_OK(MPI_Isend(ds, N, MPI_DOUBLE_INT, right, 1, MPI_COMM_WORLD, &rq[1]));
 	MPI_OK(MPI_Waitall(2, rq, MPI_STATUSES_IGNORE));
 	for (int i = 0; i < N; i++) {
-		CHECK(dr[i].v == left + i * 0.25 && dr[i].i == -i - left, "DOUBLE_INT %d: (%g,%d)", i,
-		      dr[i].v, dr[i].i);
-		const unsigned char *pad = (const unsigned char *)&dr[i] + sizeof(double) + sizeof(int);
+		CHECK(dr[i].v == left + i * 0.25 && dr[i].i == -i - left, "DOUBLE_INT %d: (%g,%d)",
+		      i, dr[i].v, dr[i].i);
+		const unsigned char *pad =
+		    (const unsigned char *)&dr[i] + sizeof(double) + sizeof(int);
 
 		for (size_t k = 0; k < sizeof(dint_t) - sizeof(double) - sizeof(int); k++)
 			CHECK(pad[k] == 0x77, "DOUBLE_INT %d: padding byte %zu written", i, k);

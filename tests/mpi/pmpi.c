@@ -10,8 +10,7 @@
 
 static int n_send, n_recv, n_allreduce;
 
-int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-	     MPI_Comm comm)
+int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
 	n_send++;
 	return PMPI_Send(buf, count, datatype, dest, tag, comm);
@@ -24,8 +23,8 @@ int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, M
 	return PMPI_Recv(buf, count, datatype, source, tag, comm, status);
 }
 
-int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
-		  MPI_Op op, MPI_Comm comm)
+int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+		  MPI_Comm comm)
 {
 	n_allreduce++;
 	return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);

@@ -22,15 +22,9 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	switch (rank % 3) {
-	case 0:
-		MPI_Recv(&v, 1, MPI_INT, size - 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-		break;
-	case 1:
-		MPI_Barrier(MPI_COMM_WORLD);
-		break;
-	default:
-		MPI_Send(big, (int)sizeof(big), MPI_BYTE, size - 1, 0, MPI_COMM_WORLD);
-		break;
+	case 0: MPI_Recv(&v, 1, MPI_INT, size - 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE); break;
+	case 1: MPI_Barrier(MPI_COMM_WORLD); break;
+	default: MPI_Send(big, (int)sizeof(big), MPI_BYTE, size - 1, 0, MPI_COMM_WORLD); break;
 	}
 	/* Reaching here is only correct if the engine reported the loss as an
 	 * error; exit non-zero either way, after a last collective. */

@@ -78,8 +78,8 @@ static void *worker(void *arg)
 		wait_turns(&rq[0]);
 		wait_turns(&rq[1]);
 		for (int i = 0; i < n; i++)
-			CHECK(in[i] == val(left, t, r, i), "thread %d round %d: element %d is %g", t,
-			      r, i, in[i]);
+			CHECK(in[i] == val(left, t, r, i), "thread %d round %d: element %d is %g",
+			      t, r, i, in[i]);
 	}
 	/* a communicator made and used by this thread alone (the other waits
 	 * for the lock): creation is collective per thread pair */
@@ -97,8 +97,8 @@ static void *worker(void *arg)
 	/* thread 0 receives what thread 1 posts: a request crosses threads */
 	lock();
 	if (t == 1)
-		MPI_OK(MPI_Irecv(shared_buf, LEN, MPI_DOUBLE, left, 300, MPI_COMM_WORLD,
-				 &shared_req));
+		MPI_OK(
+		    MPI_Irecv(shared_buf, LEN, MPI_DOUBLE, left, 300, MPI_COMM_WORLD, &shared_req));
 	unlock();
 	if (t == 0) {
 		for (int i = 0; i < LEN; i++)

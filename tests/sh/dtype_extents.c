@@ -219,7 +219,7 @@ int main(int argc, char **argv)
 
 	/* subarrays, both orders */
 	{
-		int sz[3] = { 4, 5, 6 }, sub[3] = { 2, 3, 2 }, st[3] = { 1, 1, 3 };
+		int sz[3] = {4, 5, 6}, sub[3] = {2, 3, 2}, st[3] = {1, 1, 3};
 
 		MPI_Type_create_subarray(3, sz, sub, st, MPI_ORDER_C, MPI_DOUBLE, &t);
 		show("subarray C 4x5x6 [2,3,2]@[1,1,3] dbl", t);

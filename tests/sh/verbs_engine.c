@@ -24,7 +24,7 @@
 #include <string.h>
 
 #define WINDOW 64
-#define BIG (64 * 1024)
+#define BIG    (64 * 1024)
 
 static size_t msg_len(uint64_t seq)
 {
@@ -66,7 +66,7 @@ static int sender(ibx_ctx_t *ctx, int rank, uint64_t count)
 	static unsigned char buf[WINDOW][BIG];
 	ibx_status_t st;
 	uint64_t seq, seen;
-	ibx_request_t rr = { 0 };
+	ibx_request_t rr = {0};
 
 	for (int w = 0; w < WINDOW; w++)
 		req[w].completed = 1;
@@ -139,7 +139,8 @@ static int receiver(ibx_ctx_t *ctx, int size, uint64_t count)
 			return 1;
 		}
 		if (seq != next[src]) {
-			fprintf(stderr, "rank 0: from rank %d got seq %llu, expected %llu "
+			fprintf(stderr,
+				"rank 0: from rank %d got seq %llu, expected %llu "
 				"(out of order, lost or duplicated)\n",
 				src, (unsigned long long)seq, (unsigned long long)next[src]);
 			return 1;
@@ -170,7 +171,7 @@ static int receiver(ibx_ctx_t *ctx, int size, uint64_t count)
 		return 1;
 	}
 	for (int r = 1; r < size; r++) {
-		ibx_request_t sr = { 0 };
+		ibx_request_t sr = {0};
 
 		st = ibx_tag_send(ctx, r, &next[r], sizeof(next[r]), 1, 0, &sr);
 		if (st < 0 || (st = ibx_wait(ctx, &sr)) != IBX_OK)
@@ -196,10 +197,10 @@ static int receiver(ibx_ctx_t *ctx, int size, uint64_t count)
  * sends of 0 and 100 bytes; finally rank 1 puts with a bad rkey: its
  * request fails with IBX_ERR_REMOTE_ACCESS, a later send to rank 0 fails at
  * once, and the other ranks still talk to rank 0. */
-#define WIN (4u << 20)
-#define REGION (512u << 10)
+#define WIN	    (4u << 20)
+#define REGION	    (512u << 10)
 #define PATTERN_OFF (3u << 20)
-#define BIGPUT 300000
+#define BIGPUT	    300000
 
 static int imm_count[64];
 static uint32_t imm_last[64];
@@ -217,14 +218,14 @@ static unsigned char wpat(size_t i)
 	return (unsigned char)(i * 13 + (i >> 9));
 }
 
-#define CHECK(cond, ...)                                          \
-	do {                                                      \
-		if (!(cond)) {                                    \
-			fprintf(stderr, "rank %d: ", rank);       \
-			fprintf(stderr, __VA_ARGS__);             \
-			fprintf(stderr, " (line %d)\n", __LINE__); \
-			return 1;                                 \
-		}                                                 \
+#define CHECK(cond, ...)                                                                           \
+	do {                                                                                       \
+		if (!(cond)) {                                                                     \
+			fprintf(stderr, "rank %d: ", rank);                                        \
+			fprintf(stderr, __VA_ARGS__);                                              \
+			fprintf(stderr, " (line %d)\n", __LINE__);                                 \
+			return 1;                                                                  \
+		}                                                                                  \
 	} while (0)
 
 static ibx_status_t wait_req(ibx_ctx_t *ctx, ibx_request_t *r, ibx_status_t st)
@@ -242,7 +243,7 @@ static int ops_target(ibx_ctx_t *ctx, int rank, int size)
 	ibx_mem_key_t key;
 	void *h;
 	ibx_status_t st;
-	ibx_request_t r = { 0 };
+	ibx_request_t r = {0};
 	uint64_t sum = 0;
 
 	CHECK(posix_memalign((void **)&win, 4096, WIN) == 0, "no memory");
@@ -275,24 +276,30 @@ static int ops_target(ibx_ctx_t *ctx, int rank, int size)
 
 		sum += (uint64_t)p;
 		for (size_t i = 0; i < 1000; i++)
-			CHECK(reg[i] == (unsigned char)(p + i), "gather piece 1 from %d byte %zu", p, i);
+			CHECK(reg[i] == (unsigned char)(p + i), "gather piece 1 from %d byte %zu",
+			      p, i);
 		for (size_t i = 0; i < 3; i++)
-			CHECK(reg[1000 + i] == (unsigned char)(p + 5000 + i), "gather piece 2 from %d", p);
+			CHECK(reg[1000 + i] == (unsigned char)(p + 5000 + i),
+			      "gather piece 2 from %d", p);
 		for (size_t i = 0; i < 7000; i++)
-			CHECK(reg[1003 + i] == (unsigned char)(p + 20000 + i), "gather piece 3 from %d", p);
+			CHECK(reg[1003 + i] == (unsigned char)(p + 20000 + i),
+			      "gather piece 3 from %d", p);
 		CHECK(reg[8003] == 0, "gather overran");
 		for (uint64_t k = 0; k < 1000; k++) {
 			memcpy(&v, reg + 16384 + 8 * k, 8);
-			CHECK(v == ((uint64_t)p << 32 | k), "small put %llu from %d", (unsigned long long)k, p);
+			CHECK(v == ((uint64_t)p << 32 | k), "small put %llu from %d",
+			      (unsigned long long)k, p);
 		}
 		for (uint64_t k = 0; k < 10; k++) {
 			memcpy(&v, reg + 32768 + 8 * k, 8);
-			CHECK(v == 1000u * (uint64_t)p + k, "put_imm data %llu from %d", (unsigned long long)k, p);
+			CHECK(v == 1000u * (uint64_t)p + k, "put_imm data %llu from %d",
+			      (unsigned long long)k, p);
 		}
 		CHECK(imm_count[p] == 10 && imm_last[p] == 1000u * (uint32_t)p + 9,
 		      "imm from %d: %d seen, last %u", p, imm_count[p], imm_last[p]);
 		for (size_t i = 0; i < BIGPUT; i++)
-			CHECK(reg[65536 + i] == (unsigned char)(i * 7 + p), "big put from %d byte %zu", p, i);
+			CHECK(reg[65536 + i] == (unsigned char)(i * 7 + p),
+			      "big put from %d byte %zu", p, i);
 	}
 	CHECK(((uint64_t *)win)[0] == sum, "fetch-add total %llu, want %llu",
 	      (unsigned long long)((uint64_t *)win)[0], (unsigned long long)sum);
@@ -303,7 +310,7 @@ static int ops_target(ibx_ctx_t *ctx, int rank, int size)
 	rb = malloc(100000);
 	CHECK(rb != NULL, "no memory");
 	for (int p = 1; p < size; p++) {
-		ibx_request_t rr = { 0 };
+		ibx_request_t rr = {0};
 
 		memset(rb, 0, 100000);
 		st = ibx_tag_recv(ctx, p, rb, 50000, 200, IBX_TAG_MASK_ALL, &rr);
@@ -324,7 +331,7 @@ static int ops_target(ibx_ctx_t *ctx, int rank, int size)
 	CHECK(ibx_boot_barrier(ctx) == IBX_OK, "barrier");
 	/* rank 1 broke its connection; the others still reach us */
 	for (int p = 2; p < size; p++) {
-		ibx_request_t rr = { 0 };
+		ibx_request_t rr = {0};
 		uint64_t v = 0;
 
 		st = ibx_tag_recv(ctx, p, &v, sizeof(v), 300, IBX_TAG_MASK_ALL, &rr);
@@ -344,7 +351,7 @@ static int ops_origin(ibx_ctx_t *ctx, int rank, int size)
 {
 	const ibx_path_ops_t *ops = ctx->peers[0].ops;
 	ibx_peer_t *peer = &ctx->peers[0];
-	ibx_request_t r = { 0 };
+	ibx_request_t r = {0};
 	ibx_mem_key_t key;
 	unsigned char *src = malloc(BIGPUT), *dst = malloc(4000), *msg = malloc(100000);
 	uint64_t *small = malloc(1000 * sizeof(uint64_t)), imm_val[10], result = 0;
@@ -360,22 +367,22 @@ static int ops_origin(ibx_ctx_t *ctx, int rank, int size)
 	/* gather: three pieces of a buffer -> one run */
 	for (size_t i = 0; i < 30000; i++)
 		src[i] = (unsigned char)(rank + i);
-	iov[0] = (struct iovec){ src, 1000 };
-	iov[1] = (struct iovec){ src + 5000, 3 };
-	iov[2] = (struct iovec){ src + 20000, 7000 };
+	iov[0] = (struct iovec){src, 1000};
+	iov[1] = (struct iovec){src + 5000, 3};
+	iov[2] = (struct iovec){src + 20000, 7000};
 	st = ops->put(peer, iov, 3, base, key.rkey, &r);
 	CHECK(wait_req(ctx, &r, st) == IBX_OK, "put gather: %s", ibx_status_str(r.status));
 
 	/* many small unsignalled puts, then flush */
 	for (uint64_t k = 0; k < 1000; k++) {
 		small[k] = (uint64_t)rank << 32 | k;
-		iov[0] = (struct iovec){ &small[k], 8 };
+		iov[0] = (struct iovec){&small[k], 8};
 		st = ops->put(peer, iov, 1, base + 16384 + 8 * k, key.rkey, NULL);
 		CHECK(st >= 0, "small put %llu: %s", (unsigned long long)k, ibx_status_str(st));
 	}
 	for (uint64_t k = 0; k < 10; k++) {
 		imm_val[k] = 1000u * (uint64_t)rank + k;
-		iov[0] = (struct iovec){ &imm_val[k], 8 };
+		iov[0] = (struct iovec){&imm_val[k], 8};
 		st = ops->put_imm(peer, iov, 1, base + 32768 + 8 * k, key.rkey,
 				  (uint32_t)imm_val[k], NULL);
 		CHECK(st >= 0, "put_imm: %s", ibx_status_str(st));
@@ -386,22 +393,23 @@ static int ops_origin(ibx_ctx_t *ctx, int rank, int size)
 	/* a large put from ordinary (cache-registered) memory */
 	for (size_t i = 0; i < BIGPUT; i++)
 		src[i] = (unsigned char)(i * 7 + rank);
-	iov[0] = (struct iovec){ src, BIGPUT };
+	iov[0] = (struct iovec){src, BIGPUT};
 	st = ops->put(peer, iov, 1, base + 65536, key.rkey, &r);
 	CHECK(wait_req(ctx, &r, st) == IBX_OK, "big put: %s", ibx_status_str(r.status));
 
 	/* scatter: one remote run -> three local pieces */
 	memset(dst, 0, 4000);
-	iov[0] = (struct iovec){ dst, 1000 };
-	iov[1] = (struct iovec){ dst + 1500, 1 };
-	iov[2] = (struct iovec){ dst + 2000, 1999 };
+	iov[0] = (struct iovec){dst, 1000};
+	iov[1] = (struct iovec){dst + 1500, 1};
+	iov[2] = (struct iovec){dst + 2000, 1999};
 	st = ops->get(peer, iov, 3, key.addr + PATTERN_OFF + 100 * (uint64_t)rank, key.rkey, &r);
 	CHECK(wait_req(ctx, &r, st) == IBX_OK, "get scatter: %s", ibx_status_str(r.status));
 	for (size_t i = 0; i < 1000; i++)
 		CHECK(dst[i] == wpat(100 * (size_t)rank + i), "get piece 1 byte %zu", i);
 	CHECK(dst[1500] == wpat(100 * (size_t)rank + 1000), "get piece 2");
 	for (size_t i = 0; i < 1999; i++)
-		CHECK(dst[2000 + i] == wpat(100 * (size_t)rank + 1001 + i), "get piece 3 byte %zu", i);
+		CHECK(dst[2000 + i] == wpat(100 * (size_t)rank + 1001 + i), "get piece 3 byte %zu",
+		      i);
 	CHECK(dst[1000] == 0 && dst[1501] == 0, "get wrote between pieces");
 
 	/* atomics */
@@ -431,7 +439,7 @@ static int ops_origin(ibx_ctx_t *ctx, int rank, int size)
 
 	if (rank == 1) {
 		/* a bad rkey: an error on this request, not a hang */
-		iov[0] = (struct iovec){ msg, 64 };
+		iov[0] = (struct iovec){msg, 64};
 		st = ops->put(peer, iov, 1, key.addr, key.rkey ^ 0x5a5a00, &r);
 		st = wait_req(ctx, &r, st);
 		CHECK(st == IBX_ERR_REMOTE_ACCESS, "bad rkey put: %s", ibx_status_str(st));
@@ -478,7 +486,8 @@ int main(int argc, char **argv)
 		const char *path = ibx_peer_path_name(ctx, r);
 
 		if (r != rank && strcmp(path, "verbs") != 0) {
-			fprintf(stderr, "rank %d: rank %d uses path %s, not verbs (IBX_PATHS=verbs?)\n",
+			fprintf(stderr,
+				"rank %d: rank %d uses path %s, not verbs (IBX_PATHS=verbs?)\n",
 				rank, r, path);
 			ibx_finalize(ctx);
 			return 2;

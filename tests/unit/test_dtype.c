@@ -103,12 +103,11 @@ typedef struct rbounds {
 
 /* A copy of @src's typemap at @shift: its data, plus (if @markers) its
  * markers, or for a marker-free @src with data its implicit bounds. */
-static void map_add(map_t *dst, const map_t *src, const rbounds_t *sb, int64_t shift,
-		    bool markers)
+static void map_add(map_t *dst, const map_t *src, const rbounds_t *sb, int64_t shift, bool markers)
 {
 	for (size_t k = 0; k < src->n; k++)
-		if (src->e[k].code > 0 || (markers && (src->e[k].code == M_LB ||
-							 src->e[k].code == M_UB)))
+		if (src->e[k].code > 0 ||
+		    (markers && (src->e[k].code == M_LB || src->e[k].code == M_UB)))
 			map_push(dst, src->e[k].disp + shift, src->e[k].code);
 	if (markers && !sb->markers && sb->data) {
 		map_push(dst, sb->lb + shift, M_ILB);
@@ -278,8 +277,8 @@ static rtype_t *gen_derived(int depth)
 			st = ibx_dt_hindexed_block(n, blk, dis, old->dt, &t->dt);
 		for (int64_t k = 0; k < n && !too_big(&t->map); k++)
 			for (int64_t j = 0; j < bls[k]; j++)
-				map_add(&t->map, &old->map, &old->b, (h ? dis[k] : dis[k] * ext) + j * ext,
-					true);
+				map_add(&t->map, &old->map, &old->b,
+					(h ? dis[k] : dis[k] * ext) + j * ext, true);
 		break;
 	}
 	case 7: { /* resized */
@@ -311,7 +310,8 @@ static rtype_t *gen_derived(int depth)
 		st = ibx_dt_struct(n, bls, dis, tys, &t->dt);
 		for (int64_t k = 0; k < n && !too_big(&t->map); k++)
 			for (int64_t j = 0; j < bls[k]; j++)
-				map_add(&t->map, &ch[k]->map, &ch[k]->b, dis[k] + j * rext(ch[k]), true);
+				map_add(&t->map, &ch[k]->map, &ch[k]->b, dis[k] + j * rext(ch[k]),
+					true);
 		for (int64_t k = 1; k < n; k++)
 			rtype_free(ch[k]);
 		break;

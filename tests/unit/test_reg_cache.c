@@ -117,8 +117,8 @@ static bool maps_writable(uintptr_t addr, size_t len)
 	return want >= end;
 }
 
-static ibx_status_t treg_reg(void *ctx, void *addr, size_t len, void **handle_p,
-			     uint32_t *lkey_p, uint32_t *rkey_p)
+static ibx_status_t treg_reg(void *ctx, void *addr, size_t len, void **handle_p, uint32_t *lkey_p,
+			     uint32_t *rkey_p)
 {
 	treg_t *t = ctx;
 	uintptr_t a = (uintptr_t)addr;
@@ -134,7 +134,7 @@ static ibx_status_t treg_reg(void *ctx, void *addr, size_t len, void **handle_p,
 	ok = mincore(addr, len, vec) == 0 && maps_writable(a, len);
 	free(vec);
 	if (t->ncalls < IBX_ARRAY_SIZE(t->calls))
-		t->calls[t->ncalls++] = (treg_call_t){ a, len, ok };
+		t->calls[t->ncalls++] = (treg_call_t){a, len, ok};
 	if (!ok) {
 		t->nfail++;
 		errno = EFAULT;
@@ -177,7 +177,7 @@ static ibx_status_t treg_dereg(void *ctx, void *handle)
 	return IBX_OK;
 }
 
-static const ibx_rcache_reg_ops_t treg_ops = { "test_reg", treg_reg, treg_dereg };
+static const ibx_rcache_reg_ops_t treg_ops = {"test_reg", treg_reg, treg_dereg};
 
 static bool was_deregistered(const treg_t *t, uint32_t key)
 {
@@ -257,7 +257,7 @@ static bool patch_mode(void)
 static void test_itree_against_brute_force(void **state)
 {
 	static ibx_itree_node_t nodes[NIV];
-	bool in[NIV] = { false };
+	bool in[NIV] = {false};
 	ibx_itree_t tree;
 	unsigned seed = 12345;
 
@@ -482,12 +482,13 @@ static void test_lru_byte_limit(void **state)
 	ibx_rcache_region_t *a, *b;
 	ibx_rcache_stats_t s;
 
-	getput(c, p, 2 * pg);          /* key 1, 2 pages */
+	getput(c, p, 2 * pg);	       /* key 1, 2 pages */
 	getput(c, p + 4 * pg, 2 * pg); /* key 2: 4 > 3 pages, evicts key 1 */
 	assert_true(was_deregistered(&t, 1));
 	assert_int_equal(stats(c).cur_bytes, 2 * pg);
 	/* referenced regions are never evicted: the limit is exceeded */
-	assert_int_equal(ibx_rcache_region_get(c, p + 8 * pg, 2 * pg, &a), IBX_OK); /* key 3, evicts 2 */
+	assert_int_equal(ibx_rcache_region_get(c, p + 8 * pg, 2 * pg, &a),
+			 IBX_OK); /* key 3, evicts 2 */
 	assert_true(was_deregistered(&t, 2));
 	assert_int_equal(ibx_rcache_region_get(c, p, 2 * pg, &b), IBX_OK); /* key 4 */
 	s = stats(c);
@@ -573,8 +574,8 @@ static void test_invalidate_munmap(void **state)
 	assert_true(was_deregistered(&t, key));
 
 	/* the same address again, new pages: must be a miss */
-	q = mmap(p, 4 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
-		 -1, 0);
+	q = mmap(p, 4 * pg, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
 	assert_ptr_equal(q, p);
 	assert_int_equal(ibx_rcache_region_get(c, q, 4 * pg, &r), IBX_OK);
 	assert_int_not_equal(ibx_rcache_region_lkey(r), key);
@@ -653,7 +654,7 @@ static void test_invalidate_mremap(void **state)
 
 static void test_invalidate_madvise(void **state)
 {
-	static const int advice[] = { MADV_DONTNEED, MADV_FREE, MADV_REMOVE };
+	static const int advice[] = {MADV_DONTNEED, MADV_FREE, MADV_REMOVE};
 	treg_t t;
 	ibx_rcache_t *c = mkcache_default(&t);
 	char *p = mmap(NULL, 4 * pg, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -695,7 +696,8 @@ static void test_invalidate_mmap_fixed(void **state)
 	ibx_rcache_region_t *r;
 
 	getput(c, p, 4 * pg);
-	q = mmap(p + pg, pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+	q = mmap(p + pg, pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1,
+		 0);
 	assert_ptr_equal(q, p + pg);
 	assert_int_equal(stats(c).invalidations, 1);
 	assert_int_equal(ibx_rcache_region_get(c, p, 4 * pg, &r), IBX_OK);
@@ -907,8 +909,8 @@ static void *churn(void *arg)
 	churn_arg_t *a = arg;
 
 	for (int i = 0; i < a->iters; i++) {
-		char *m = mmap(NULL, 2 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-			       -1, 0);
+		char *m =
+		    mmap(NULL, 2 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		ibx_rcache_region_t *r;
 
 		if (m == MAP_FAILED)
@@ -926,7 +928,7 @@ static void test_threads(void **state)
 	treg_t t;
 	ibx_rcache_t *c = mkcache_default(&t);
 	char *p = map_pages(4);
-	churn_arg_t arg = { c, 300 };
+	churn_arg_t arg = {c, 300};
 	pthread_t th;
 	void *ret;
 
@@ -996,7 +998,7 @@ static void test_fork_child(void **state)
 
 static struct iovec iov(void *base, size_t len)
 {
-	return (struct iovec){ base, len };
+	return (struct iovec){base, len};
 }
 
 static void expect_call(const treg_t *t, unsigned i, const void *addr, size_t len, bool ok)
@@ -1023,13 +1025,13 @@ static void test_ogr_grouping(void **state)
 	char *p = map_pages(32);
 	/* deliberately out of order */
 	struct iovec v[] = {
-		iov(p + 20 * pg + 8, 100),  /* [20,21) */
-		iov(p + 10, 100),           /* [0,1)   */
-		iov(p + 3 * pg, 2 * pg),    /* [3,5): 1-page gap (4096 B) to [0,2) -> joined */
-		iov(p + pg - 50, 100),      /* [0,2): touches, fused */
-		iov(p + 21 * pg, pg),       /* [21,22): touches [20,21) */
-		iov(p + 20 * pg + 8, 100),  /* duplicate */
-		iov(p + 100, 0),            /* empty */
+	    iov(p + 20 * pg + 8, 100), /* [20,21) */
+	    iov(p + 10, 100),	       /* [0,1)   */
+	    iov(p + 3 * pg, 2 * pg),   /* [3,5): 1-page gap (4096 B) to [0,2) -> joined */
+	    iov(p + pg - 50, 100),     /* [0,2): touches, fused */
+	    iov(p + 21 * pg, pg),      /* [21,22): touches [20,21) */
+	    iov(p + 20 * pg + 8, 100), /* duplicate */
+	    iov(p + 100, 0),	       /* empty */
 	};
 	ibx_rcache_region_t *r[IBX_ARRAY_SIZE(v)], *r2[IBX_ARRAY_SIZE(v)];
 	ibx_rcache_stats_t s;
@@ -1073,8 +1075,8 @@ static void test_ogr_expensive_bytes(void **state)
 	treg_t t;
 	ibx_rcache_t *c = mkcache(&t, 1ul << 30, 1000, 1000, 1.0);
 	char *p = map_pages(32);
-	struct iovec v[] = { iov(p + 10, 100), iov(p + pg - 50, 100), iov(p + 3 * pg, 2 * pg),
-			     iov(p + 20 * pg + 8, 100), iov(p + 21 * pg, pg) };
+	struct iovec v[] = {iov(p + 10, 100), iov(p + pg - 50, 100), iov(p + 3 * pg, 2 * pg),
+			    iov(p + 20 * pg + 8, 100), iov(p + 21 * pg, pg)};
 	ibx_rcache_region_t *r[IBX_ARRAY_SIZE(v)];
 
 	assert_int_equal(ibx_rcache_ogr_get(c, v, IBX_ARRAY_SIZE(v), r), IBX_OK);
@@ -1097,7 +1099,7 @@ static void test_ogr_unmapped_gap(void **state)
 	treg_t t;
 	ibx_rcache_t *c = mkcache(&t, 1ul << 30, 1000, 1e6, 1.0);
 	char *p = map_pages(3);
-	struct iovec v[] = { iov(p + 100, 200), iov(p + 2 * pg + 300, 200) };
+	struct iovec v[] = {iov(p + 100, 200), iov(p + 2 * pg + 300, 200)};
 	ibx_rcache_region_t *r[2];
 	ibx_rcache_stats_t s;
 
@@ -1127,14 +1129,14 @@ static void test_ogr_holes_and_prot_none(void **state)
 	treg_t t;
 	ibx_rcache_t *c = mkcache(&t, 1ul << 30, 1000, 1e9, 1.0);
 	char *p = map_pages(12);
-	struct iovec v[] = { iov(p, pg),           iov(p + 2 * pg, pg), iov(p + 4 * pg, pg),
-			     iov(p + 7 * pg, pg),  iov(p + 9 * pg, pg), iov(p + 11 * pg, pg) };
+	struct iovec v[] = {iov(p, pg),		 iov(p + 2 * pg, pg), iov(p + 4 * pg, pg),
+			    iov(p + 7 * pg, pg), iov(p + 9 * pg, pg), iov(p + 11 * pg, pg)};
 	ibx_rcache_region_t *r[IBX_ARRAY_SIZE(v)];
 	unsigned ok = 0;
 
-	assert_int_equal(munmap(p + pg, pg), 0);                       /* hole */
-	assert_int_equal(mprotect(p + 5 * pg, 2 * pg, PROT_NONE), 0);  /* 2-page "gap" */
-	assert_int_equal(munmap(p + 10 * pg, pg), 0);                  /* hole */
+	assert_int_equal(munmap(p + pg, pg), 0);		      /* hole */
+	assert_int_equal(mprotect(p + 5 * pg, 2 * pg, PROT_NONE), 0); /* 2-page "gap" */
+	assert_int_equal(munmap(p + 10 * pg, pg), 0);		      /* hole */
 	assert_int_equal(ibx_rcache_ogr_get(c, v, IBX_ARRAY_SIZE(v), r), IBX_OK);
 	for (unsigned i = 0; i < IBX_ARRAY_SIZE(v); i++)
 		expect_covers(r[i], &v[i]);
@@ -1163,8 +1165,8 @@ static void test_ogr_bad_buffer_all_or_nothing(void **state)
 	treg_t t;
 	ibx_rcache_t *c = mkcache(&t, 1ul << 30, 1000, 1000, 1.0);
 	char *p = map_pages(8);
-	struct iovec v[] = { iov(p, 100), iov(p + 4 * pg, 100) };
-	ibx_rcache_region_t *r[2] = { (void *)1, (void *)1 };
+	struct iovec v[] = {iov(p, 100), iov(p + 4 * pg, 100)};
+	ibx_rcache_region_t *r[2] = {(void *)1, (void *)1};
 
 	assert_int_equal(munmap(p + 4 * pg, pg), 0);
 	assert_int_equal(ibx_rcache_ogr_get(c, v, 2, r), IBX_ERR_INVALID_PARAM);
@@ -1184,8 +1186,8 @@ static void test_ogr_mixed_hits_and_disabled(void **state)
 	ibx_rcache_params_t prm;
 	ibx_rcache_t *c = mkcache(&t, 1ul << 30, 1000, 10000, 1.0);
 	char *p = map_pages(16);
-	struct iovec v[] = { iov(p, 100), iov(p + 2 * pg, 100), iov(p + 8 * pg, 100),
-			     iov(p + 10 * pg, 100) };
+	struct iovec v[] = {iov(p, 100), iov(p + 2 * pg, 100), iov(p + 8 * pg, 100),
+			    iov(p + 10 * pg, 100)};
 	ibx_rcache_region_t *r[4], *held;
 
 	/* [8,9) is already cached: only the rest is grouped */
@@ -1314,35 +1316,35 @@ static void test_mode_is_expected(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_mode_is_expected),
-		cmocka_unit_test(test_itree_against_brute_force),
-		cmocka_unit_test(test_hit_miss_refcount),
-		cmocka_unit_test(test_merge_overlapping),
-		cmocka_unit_test(test_merge_adjacent_rule),
-		cmocka_unit_test(test_lru_entry_limit),
-		cmocka_unit_test(test_lru_byte_limit),
-		cmocka_unit_test(test_no_cache_mode),
-		cmocka_unit_test(test_destroy_with_references),
-		cmocka_unit_test(test_invalidate_munmap),
-		cmocka_unit_test(test_unrelated_unmap_keeps_regions),
-		cmocka_unit_test(test_invalidate_mremap),
-		cmocka_unit_test(test_invalidate_madvise),
-		cmocka_unit_test(test_invalidate_mmap_fixed),
-		cmocka_unit_test(test_invalidate_sbrk),
-		cmocka_unit_test(test_libc_internal_munmap),
-		cmocka_unit_test(test_free_malloc_reuse),
-		cmocka_unit_test(test_heap_trim),
-		cmocka_unit_test(test_invalidation_ring_overflow),
-		cmocka_unit_test(test_threads),
-		cmocka_unit_test(test_fork_child),
-		cmocka_unit_test(test_ogr_grouping),
-		cmocka_unit_test(test_ogr_expensive_bytes),
-		cmocka_unit_test(test_ogr_unmapped_gap),
-		cmocka_unit_test(test_ogr_holes_and_prot_none),
-		cmocka_unit_test(test_ogr_bad_buffer_all_or_nothing),
-		cmocka_unit_test(test_ogr_mixed_hits_and_disabled),
-		cmocka_unit_test(test_cost_model_measured),
-		cmocka_unit_test(test_interpose_mode),
+	    cmocka_unit_test(test_mode_is_expected),
+	    cmocka_unit_test(test_itree_against_brute_force),
+	    cmocka_unit_test(test_hit_miss_refcount),
+	    cmocka_unit_test(test_merge_overlapping),
+	    cmocka_unit_test(test_merge_adjacent_rule),
+	    cmocka_unit_test(test_lru_entry_limit),
+	    cmocka_unit_test(test_lru_byte_limit),
+	    cmocka_unit_test(test_no_cache_mode),
+	    cmocka_unit_test(test_destroy_with_references),
+	    cmocka_unit_test(test_invalidate_munmap),
+	    cmocka_unit_test(test_unrelated_unmap_keeps_regions),
+	    cmocka_unit_test(test_invalidate_mremap),
+	    cmocka_unit_test(test_invalidate_madvise),
+	    cmocka_unit_test(test_invalidate_mmap_fixed),
+	    cmocka_unit_test(test_invalidate_sbrk),
+	    cmocka_unit_test(test_libc_internal_munmap),
+	    cmocka_unit_test(test_free_malloc_reuse),
+	    cmocka_unit_test(test_heap_trim),
+	    cmocka_unit_test(test_invalidation_ring_overflow),
+	    cmocka_unit_test(test_threads),
+	    cmocka_unit_test(test_fork_child),
+	    cmocka_unit_test(test_ogr_grouping),
+	    cmocka_unit_test(test_ogr_expensive_bytes),
+	    cmocka_unit_test(test_ogr_unmapped_gap),
+	    cmocka_unit_test(test_ogr_holes_and_prot_none),
+	    cmocka_unit_test(test_ogr_bad_buffer_all_or_nothing),
+	    cmocka_unit_test(test_ogr_mixed_hits_and_disabled),
+	    cmocka_unit_test(test_cost_model_measured),
+	    cmocka_unit_test(test_interpose_mode),
 	};
 	uint64_t e = 0;
 	char *probe;

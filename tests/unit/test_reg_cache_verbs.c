@@ -78,7 +78,7 @@ static int find_gid(struct ibv_context *ctx, int port, union ibv_gid *gid)
 
 static int loop_qp_create(void)
 {
-	struct ibv_qp_init_attr ia = { 0 };
+	struct ibv_qp_init_attr ia = {0};
 	struct ibv_qp_attr a;
 	union ibv_gid gid;
 	int gidx;
@@ -124,7 +124,7 @@ static int loop_qp_create(void)
 	}
 	if (ibv_modify_qp(dev.qp, &a,
 			  IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-				  IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
+			      IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
 		return -1;
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTS;
@@ -134,15 +134,15 @@ static int loop_qp_create(void)
 	a.max_rd_atomic = 1;
 	return ibv_modify_qp(dev.qp, &a,
 			     IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-				     IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
+				 IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
 }
 
 /* RDMA-READs @len bytes at @addr through @rkey into dev.sink. Returns the
  * completion status (IBV_WC_SUCCESS = 0). */
 static int rdma_read(const void *addr, uint32_t rkey, size_t len)
 {
-	struct ibv_sge sge = { (uintptr_t)dev.sink, (uint32_t)len, dev.sink_mr->lkey };
-	struct ibv_send_wr wr = { 0 }, *bad;
+	struct ibv_sge sge = {(uintptr_t)dev.sink, (uint32_t)len, dev.sink_mr->lkey};
+	struct ibv_send_wr wr = {0}, *bad;
 	struct ibv_wc wc;
 	time_t t0 = time(NULL);
 	int n;
@@ -196,8 +196,8 @@ static int setup(void **state)
 		return -1;
 	/* before any registration of ours, as the cache would do it */
 	dev.sink_len = 8 << 20;
-	dev.sink = mmap(NULL, dev.sink_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-			-1, 0);
+	dev.sink =
+	    mmap(NULL, dev.sink_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (dev.sink == MAP_FAILED)
 		return -1;
 	if (loop_qp_create()) {
@@ -451,8 +451,8 @@ static void test_ogr_unmapped_gap(void **state)
 	assert_int_equal(errno, EFAULT);
 
 	c = mkcache(100, 1e9, 0.1); /* any gap is worth joining */
-	v[0] = (struct iovec){ p + 100, 200 };
-	v[1] = (struct iovec){ p + 2 * pg + 300, 200 };
+	v[0] = (struct iovec){p + 100, 200};
+	v[1] = (struct iovec){p + 2 * pg + 300, 200};
 	assert_int_equal(ibx_rcache_ogr_get(c, v, 2, r), IBX_OK);
 	s = stats(c);
 	assert_int_equal(s.reg_failures, 1);
@@ -483,7 +483,7 @@ static void test_ogr_vector(void **state)
 	assert_true(cost.fixed_ns > 0 && cost.per_byte_ns > 0);
 	p = map_pages(ROWS * STRIDE / pg, 'v');
 	for (int i = 0; i < ROWS; i++)
-		v[i] = (struct iovec){ p + (size_t)i * STRIDE, BLOCK };
+		v[i] = (struct iovec){p + (size_t)i * STRIDE, BLOCK};
 	assert_int_equal(ibx_rcache_ogr_get(c, v, ROWS, r), IBX_OK);
 	nregions = stats(c).ogr_regions;
 	/* the model decides; whatever it decided must be consistent with it */
@@ -503,14 +503,14 @@ static void test_ogr_vector(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_stale_mr_hazard_is_real),
-		cmocka_unit_test(test_hit_miss),
-		cmocka_unit_test(test_invalidate_munmap_remap),
-		cmocka_unit_test(test_invalidate_madvise_mremap),
-		cmocka_unit_test(test_free_malloc_reuse),
-		cmocka_unit_test(test_lru_eviction),
-		cmocka_unit_test(test_ogr_unmapped_gap),
-		cmocka_unit_test(test_ogr_vector),
+	    cmocka_unit_test(test_stale_mr_hazard_is_real),
+	    cmocka_unit_test(test_hit_miss),
+	    cmocka_unit_test(test_invalidate_munmap_remap),
+	    cmocka_unit_test(test_invalidate_madvise_mremap),
+	    cmocka_unit_test(test_free_malloc_reuse),
+	    cmocka_unit_test(test_lru_eviction),
+	    cmocka_unit_test(test_ogr_unmapped_gap),
+	    cmocka_unit_test(test_ogr_vector),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -50,7 +50,7 @@ static void test_singleton(void **state)
 static void test_expected_and_unexpected(void **state)
 {
 	char out[64] = "hello", in[64];
-	ibx_request_t s = { .cb = NULL }, r = { .cb = NULL };
+	ibx_request_t s = {.cb = NULL}, r = {.cb = NULL};
 
 	/* posted first */
 	memset(in, 0, sizeof(in));
@@ -79,7 +79,7 @@ static void test_expected_and_unexpected(void **state)
 
 static void test_order_and_wildcards(void **state)
 {
-	ibx_request_t s = { .cb = NULL }, r[100] = { { .cb = NULL } };
+	ibx_request_t s = {.cb = NULL}, r[100] = {{.cb = NULL}};
 	int vals[100];
 
 	/* non-overtaking: same tag, arrival order kept */
@@ -87,8 +87,8 @@ static void test_order_and_wildcards(void **state)
 		assert_int_equal(ibx_tag_send(ctx, 0, &i, sizeof(i), 42, 0, &s), IBX_OK);
 	for (int i = 0; i < 100; i++) {
 		/* wildcard on the low 32 bits (like MPI_ANY_TAG) */
-		ibx_tag_recv(ctx, IBX_ANY_SOURCE, &vals[i], sizeof(int), 0,
-			     ~(ibx_tag_t)0xffffffff, &r[i]);
+		ibx_tag_recv(ctx, IBX_ANY_SOURCE, &vals[i], sizeof(int), 0, ~(ibx_tag_t)0xffffffff,
+			     &r[i]);
 		assert_int_equal(ibx_wait(ctx, &r[i]), IBX_OK);
 		assert_int_equal(vals[i], i);
 		assert_int_equal(r[i].tag, 42);
@@ -99,8 +99,7 @@ static void test_order_and_wildcards(void **state)
 	assert_int_equal(ibx_tag_recv(ctx, 0, &y, sizeof(y), ((ibx_tag_t)3 << 32),
 				      ~(ibx_tag_t)0xffffffff, &r[0]),
 			 IBX_INPROGRESS);
-	ibx_tag_recv(ctx, 0, &y, sizeof(y), ((ibx_tag_t)2 << 32), ~(ibx_tag_t)0xffffffff,
-		     &r[1]);
+	ibx_tag_recv(ctx, 0, &y, sizeof(y), ((ibx_tag_t)2 << 32), ~(ibx_tag_t)0xffffffff, &r[1]);
 	assert_true(r[1].completed);
 	assert_int_equal(y, 5);
 	assert_int_equal(ibx_request_cancel(ctx, &r[0]), IBX_OK);
@@ -112,7 +111,7 @@ static void test_order_and_wildcards(void **state)
 static void test_truncation(void **state)
 {
 	char out[100], in[10];
-	ibx_request_t s = { .cb = NULL }, r = { .cb = NULL };
+	ibx_request_t s = {.cb = NULL}, r = {.cb = NULL};
 
 	memset(out, 'a', sizeof(out));
 	ibx_tag_send(ctx, 0, out, sizeof(out), 1, 0, &s);
@@ -129,11 +128,10 @@ static void test_truncation(void **state)
 static void test_sync_self(void **state)
 {
 	int a = 11, b = 0;
-	ibx_request_t s = { .cb = NULL }, r = { .cb = NULL };
+	ibx_request_t s = {.cb = NULL}, r = {.cb = NULL};
 
 	/* a synchronous send to self completes only once matched */
-	assert_int_equal(ibx_tag_send(ctx, 0, &a, sizeof(a), 9, IBX_SEND_SYNC, &s),
-			 IBX_INPROGRESS);
+	assert_int_equal(ibx_tag_send(ctx, 0, &a, sizeof(a), 9, IBX_SEND_SYNC, &s), IBX_INPROGRESS);
 	for (int i = 0; i < 100; i++)
 		ibx_progress(ctx);
 	assert_false(s.completed);
@@ -149,7 +147,7 @@ static void test_sync_self(void **state)
 
 static void test_bad_args(void **state)
 {
-	ibx_request_t r = { .cb = NULL };
+	ibx_request_t r = {.cb = NULL};
 	int x = 0;
 
 	assert_int_equal(ibx_tag_send(ctx, 1, &x, 4, 0, 0, &r), IBX_ERR_INVALID_PARAM);
@@ -196,13 +194,13 @@ static void test_config(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_singleton),
-		cmocka_unit_test(test_expected_and_unexpected),
-		cmocka_unit_test(test_order_and_wildcards),
-		cmocka_unit_test(test_truncation),
-		cmocka_unit_test(test_sync_self),
-		cmocka_unit_test(test_bad_args),
-		cmocka_unit_test(test_config),
+	    cmocka_unit_test(test_singleton),
+	    cmocka_unit_test(test_expected_and_unexpected),
+	    cmocka_unit_test(test_order_and_wildcards),
+	    cmocka_unit_test(test_truncation),
+	    cmocka_unit_test(test_sync_self),
+	    cmocka_unit_test(test_bad_args),
+	    cmocka_unit_test(test_config),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

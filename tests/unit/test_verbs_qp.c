@@ -25,7 +25,7 @@ typedef struct pair {
 	ibx_qp_dev_t *dev;
 	ibx_qp_cq_t *cq;
 	ibx_qp_t *a, *b;
-	char *abuf, *bbuf;     /* 64 KiB each */
+	char *abuf, *bbuf; /* 64 KiB each */
 	struct ibv_mr *amr, *bmr;
 } pair_t;
 
@@ -79,12 +79,12 @@ static int pair_teardown(void **state)
 	return 0;
 }
 
-#define NEED_DEVICE(p)                                      \
-	do {                                                \
-		if (!(p)) {                                 \
-			print_message("no verbs device\n"); \
-			skip();                             \
-		}                                           \
+#define NEED_DEVICE(p)                                                                             \
+	do {                                                                                       \
+		if (!(p)) {                                                                        \
+			print_message("no verbs device\n");                                        \
+			skip();                                                                    \
+		}                                                                                  \
 	} while (0)
 
 /* One completion, successful, with @wr_id. */
@@ -125,8 +125,9 @@ static void test_device_and_connect(void **state)
 		struct ibv_gid_entry e;
 
 		assert_true(p->dev->gid_index >= 0);
-		assert_int_equal(ibv_query_gid_ex(p->dev->ctx, p->dev->port,
-						  (uint32_t)p->dev->gid_index, &e, 0), 0);
+		assert_int_equal(
+		    ibv_query_gid_ex(p->dev->ctx, p->dev->port, (uint32_t)p->dev->gid_index, &e, 0),
+		    0);
 		assert_int_equal(e.gid_type, IBV_GID_TYPE_ROCE_V2);
 		assert_int_equal(p->dev->gid.raw[10], 0xff);
 		assert_int_equal(p->dev->gid.raw[11], 0xff);
@@ -162,9 +163,9 @@ static void test_write_gather(void **state)
 	fill(p->abuf, 65536, 1);
 	memset(p->bbuf, 0, 65536);
 	/* three blocks scattered in a's buffer -> one contiguous run in b's */
-	sge[0] = (struct ibv_sge){ (uintptr_t)(p->abuf + 100), 1000, p->amr->lkey };
-	sge[1] = (struct ibv_sge){ (uintptr_t)(p->abuf + 5000), 3, p->amr->lkey };
-	sge[2] = (struct ibv_sge){ (uintptr_t)(p->abuf + 20000), 7000, p->amr->lkey };
+	sge[0] = (struct ibv_sge){(uintptr_t)(p->abuf + 100), 1000, p->amr->lkey};
+	sge[1] = (struct ibv_sge){(uintptr_t)(p->abuf + 5000), 3, p->amr->lkey};
+	sge[2] = (struct ibv_sge){(uintptr_t)(p->abuf + 20000), 7000, p->amr->lkey};
 	assert_int_equal(ibx_qp_post_write(p->a, sge, 3, (uintptr_t)(p->bbuf + 64), p->bmr->rkey,
 					   11, IBX_QP_SIGNALED),
 			 IBX_OK);
@@ -176,8 +177,8 @@ static void test_write_gather(void **state)
 	assert_int_equal(p->bbuf[8067], 0);
 
 	/* a small gather posted inline: the lkeys are not even looked at */
-	sge[0] = (struct ibv_sge){ (uintptr_t)"abc", 3, 0 };
-	sge[1] = (struct ibv_sge){ (uintptr_t)"defgh", 5, 0 };
+	sge[0] = (struct ibv_sge){(uintptr_t) "abc", 3, 0};
+	sge[1] = (struct ibv_sge){(uintptr_t) "defgh", 5, 0};
 	assert_int_equal(ibx_qp_post_write(p->a, sge, 2, (uintptr_t)p->bbuf, p->bmr->rkey, 12,
 					   IBX_QP_SIGNALED | IBX_QP_INLINE),
 			 IBX_OK);
@@ -193,9 +194,9 @@ static void test_read_scatter(void **state)
 	NEED_DEVICE(p);
 	fill(p->bbuf, 65536, 2);
 	memset(p->abuf, 0, 65536);
-	sge[0] = (struct ibv_sge){ (uintptr_t)(p->abuf + 8), 4096, p->amr->lkey };
-	sge[1] = (struct ibv_sge){ (uintptr_t)(p->abuf + 30000), 1, p->amr->lkey };
-	sge[2] = (struct ibv_sge){ (uintptr_t)(p->abuf + 40000), 10000, p->amr->lkey };
+	sge[0] = (struct ibv_sge){(uintptr_t)(p->abuf + 8), 4096, p->amr->lkey};
+	sge[1] = (struct ibv_sge){(uintptr_t)(p->abuf + 30000), 1, p->amr->lkey};
+	sge[2] = (struct ibv_sge){(uintptr_t)(p->abuf + 40000), 10000, p->amr->lkey};
 	assert_int_equal(ibx_qp_post_read(p->a, sge, 3, (uintptr_t)(p->bbuf + 3), p->bmr->rkey, 21,
 					  IBX_QP_SIGNALED),
 			 IBX_OK);
@@ -215,16 +216,16 @@ static void test_send_recv(void **state)
 	int got = 0;
 
 	NEED_DEVICE(p);
-	rs = (struct ibv_sge){ (uintptr_t)p->bbuf, 16384, p->bmr->lkey };
+	rs = (struct ibv_sge){(uintptr_t)p->bbuf, 16384, p->bmr->lkey};
 	memset(p->bbuf, 0, 65536);
 	fill(p->abuf, 16384, 3);
 	assert_int_equal(ibx_qp_post_recv(p->b, &rs, 1, 31), IBX_OK);
 	rs.addr = (uintptr_t)(p->bbuf + 32768);
 	assert_int_equal(ibx_qp_post_recv(p->b, &rs, 1, 32), IBX_OK);
 	/* one inline and one from registered memory, in this order */
-	ss = (struct ibv_sge){ (uintptr_t)p->abuf, 40, 0 };
+	ss = (struct ibv_sge){(uintptr_t)p->abuf, 40, 0};
 	assert_int_equal(ibx_qp_post_send(p->a, &ss, 1, 33, IBX_QP_INLINE), IBX_OK);
-	ss = (struct ibv_sge){ (uintptr_t)(p->abuf + 100), 12000, p->amr->lkey };
+	ss = (struct ibv_sge){(uintptr_t)(p->abuf + 100), 12000, p->amr->lkey};
 	assert_int_equal(ibx_qp_post_send(p->a, &ss, 1, 34, IBX_QP_SIGNALED), IBX_OK);
 	/* receives (b) and the one signalled send (a) */
 	while (got < 3) {
@@ -255,13 +256,13 @@ static void test_write_imm(void **state)
 	bool seen_recv = false, seen_send = false;
 
 	NEED_DEVICE(p);
-	rs = (struct ibv_sge){ (uintptr_t)p->bbuf, 0, 0 };
+	rs = (struct ibv_sge){(uintptr_t)p->bbuf, 0, 0};
 	memset(p->bbuf, 0, 65536);
 	fill(p->abuf, 4096, 4);
 	assert_int_equal(ibx_qp_post_recv(p->b, &rs, 1, 41), IBX_OK);
-	ss = (struct ibv_sge){ (uintptr_t)p->abuf, 3000, p->amr->lkey };
-	assert_int_equal(ibx_qp_post_write_imm(p->a, &ss, 1, (uintptr_t)(p->bbuf + 512), p->bmr->rkey,
-					       0xdeadbeef, 42, IBX_QP_SIGNALED),
+	ss = (struct ibv_sge){(uintptr_t)p->abuf, 3000, p->amr->lkey};
+	assert_int_equal(ibx_qp_post_write_imm(p->a, &ss, 1, (uintptr_t)(p->bbuf + 512),
+					       p->bmr->rkey, 0xdeadbeef, 42, IBX_QP_SIGNALED),
 			 IBX_OK);
 	while (!seen_recv || !seen_send) {
 		assert_int_equal(ibx_qp_cq_wait(p->cq, &wc, 1, WAIT_MS), 1);
@@ -291,7 +292,7 @@ static void test_atomics(void **state)
 		skip();
 	remote = (uint64_t *)(p->bbuf + 4096);
 	result = (uint64_t *)(p->abuf + 8192);
-	s = (struct ibv_sge){ (uintptr_t)result, 8, p->amr->lkey };
+	s = (struct ibv_sge){(uintptr_t)result, 8, p->amr->lkey};
 	*remote = 5;
 	*result = 0;
 	assert_int_equal(ibx_qp_post_fetch_add(p->a, &s, (uintptr_t)remote, p->bmr->rkey, 7, 51,
@@ -317,9 +318,9 @@ static void test_atomics(void **state)
 	assert_int_equal(*result, 0x1222334455667789ull);
 	assert_int_equal(*remote, 99);
 	/* a failing compare leaves the target alone and returns its value */
-	assert_int_equal(ibx_qp_post_cswap(p->a, &s, (uintptr_t)remote, p->bmr->rkey, 1, 2, 54,
-					   IBX_QP_SIGNALED),
-			 IBX_OK);
+	assert_int_equal(
+	    ibx_qp_post_cswap(p->a, &s, (uintptr_t)remote, p->bmr->rkey, 1, 2, 54, IBX_QP_SIGNALED),
+	    IBX_OK);
 	wait_one(p->cq, 54);
 	assert_int_equal(*result, 99);
 	assert_int_equal(*remote, 99);
@@ -340,7 +341,7 @@ static void test_list_post(void **state)
 	/* N writes (block i of 100 bytes lands at 1000*i), only the last
 	 * signalled: one completion for the whole list */
 	for (i = 0; i < N; i++) {
-		sge[i] = (struct ibv_sge){ (uintptr_t)(p->abuf + 2000 * i), 100, p->amr->lkey };
+		sge[i] = (struct ibv_sge){(uintptr_t)(p->abuf + 2000 * i), 100, p->amr->lkey};
 		ibx_qp_wr_write(&wr[i], &sge[i], 1, (uintptr_t)(p->bbuf + 1000 * i), p->bmr->rkey,
 				(uint64_t)(100 + i), i == N - 1 ? IBX_QP_SIGNALED : 0);
 		if (i)
@@ -355,15 +356,16 @@ static void test_list_post(void **state)
 	assert_int_equal(ibx_qp_cq_poll(p->cq, wc, 4), 0);
 
 	/* a mixed list: send, write with immediate, read */
-	struct ibv_sge rs[2] = { { (uintptr_t)(p->bbuf + 40000), 64, p->bmr->lkey },
-				 { (uintptr_t)(p->bbuf + 40100), 64, p->bmr->lkey } };
+	struct ibv_sge rs[2] = {{(uintptr_t)(p->bbuf + 40000), 64, p->bmr->lkey},
+				{(uintptr_t)(p->bbuf + 40100), 64, p->bmr->lkey}};
 	assert_int_equal(ibx_qp_post_recv(p->b, &rs[0], 1, 201), IBX_OK);
 	assert_int_equal(ibx_qp_post_recv(p->b, &rs[1], 1, 202), IBX_OK);
-	sge[0] = (struct ibv_sge){ (uintptr_t)p->abuf, 32, p->amr->lkey };
-	sge[1] = (struct ibv_sge){ (uintptr_t)(p->abuf + 64), 16, p->amr->lkey };
-	sge[2] = (struct ibv_sge){ (uintptr_t)(p->abuf + 50000), 256, p->amr->lkey };
+	sge[0] = (struct ibv_sge){(uintptr_t)p->abuf, 32, p->amr->lkey};
+	sge[1] = (struct ibv_sge){(uintptr_t)(p->abuf + 64), 16, p->amr->lkey};
+	sge[2] = (struct ibv_sge){(uintptr_t)(p->abuf + 50000), 256, p->amr->lkey};
 	ibx_qp_wr_send(&wr[0], &sge[0], 1, 301, 0);
-	ibx_qp_wr_write_imm(&wr[1], &sge[1], 1, (uintptr_t)(p->bbuf + 41000), p->bmr->rkey, 7, 302, 0);
+	ibx_qp_wr_write_imm(&wr[1], &sge[1], 1, (uintptr_t)(p->bbuf + 41000), p->bmr->rkey, 7, 302,
+			    0);
 	ibx_qp_wr_read(&wr[2], &sge[2], 1, (uintptr_t)(p->bbuf + 1000), p->bmr->rkey, 303,
 		       IBX_QP_SIGNALED);
 	wr[0].next = &wr[1];
@@ -374,8 +376,14 @@ static void test_list_post(void **state)
 		assert_int_equal(ibx_qp_cq_wait(p->cq, wc, 1, WAIT_MS), 1);
 		assert_int_equal(wc[0].status, IBV_WC_SUCCESS);
 		switch (wc[0].wr_id) {
-		case 201: assert_int_equal(wc[0].byte_len, 32); seen |= 1; break;
-		case 202: assert_int_equal(be32toh(wc[0].imm_data), 7); seen |= 2; break;
+		case 201:
+			assert_int_equal(wc[0].byte_len, 32);
+			seen |= 1;
+			break;
+		case 202:
+			assert_int_equal(be32toh(wc[0].imm_data), 7);
+			seen |= 2;
+			break;
 		case 303: seen |= 4; break;
 		default: fail_msg("unexpected completion %llu", (unsigned long long)wc[0].wr_id);
 		}
@@ -418,11 +426,11 @@ static void test_bad_rkey(void **state)
 
 	NEED_DEVICE(p);
 	fresh_pair(p, &a, &b);
-	s = (struct ibv_sge){ (uintptr_t)p->abuf, 64, p->amr->lkey };
+	s = (struct ibv_sge){(uintptr_t)p->abuf, 64, p->amr->lkey};
 	/* unsignalled: error completions are generated all the same */
-	assert_int_equal(ibx_qp_post_write(a, &s, 1, (uintptr_t)p->bbuf, p->bmr->rkey ^ 0x5a5a00,
-					   61, 0),
-			 IBX_OK);
+	assert_int_equal(
+	    ibx_qp_post_write(a, &s, 1, (uintptr_t)p->bbuf, p->bmr->rkey ^ 0x5a5a00, 61, 0),
+	    IBX_OK);
 	assert_int_equal(ibx_qp_cq_wait(p->cq, &wc, 1, WAIT_MS), 1);
 	assert_int_equal(wc.wr_id, 61);
 	assert_int_equal(wc.status, IBV_WC_REM_ACCESS_ERR);
@@ -435,7 +443,7 @@ static void test_bad_rkey(void **state)
 	/* an address outside the registered range is an access error too */
 	fresh_pair(p, &a, &b);
 	result = (uint64_t *)p->abuf;
-	s = (struct ibv_sge){ (uintptr_t)result, 8, p->amr->lkey };
+	s = (struct ibv_sge){(uintptr_t)result, 8, p->amr->lkey};
 	assert_int_equal(ibx_qp_post_fetch_add(a, &s, (uintptr_t)(p->bbuf + 65536 + 4096),
 					       p->bmr->rkey, 1, 62, IBX_QP_SIGNALED),
 			 IBX_OK);
@@ -467,10 +475,10 @@ static void test_deregistered_buffer(void **state)
 
 	/* local side: a stale lkey */
 	fresh_pair(p, &a, &b);
-	s = (struct ibv_sge){ (uintptr_t)buf, 4096, lkey };
-	assert_int_equal(ibx_qp_post_write(a, &s, 1, (uintptr_t)p->bbuf, p->bmr->rkey, 71,
-					   IBX_QP_SIGNALED),
-			 IBX_OK);
+	s = (struct ibv_sge){(uintptr_t)buf, 4096, lkey};
+	assert_int_equal(
+	    ibx_qp_post_write(a, &s, 1, (uintptr_t)p->bbuf, p->bmr->rkey, 71, IBX_QP_SIGNALED),
+	    IBX_OK);
 	assert_int_equal(ibx_qp_cq_wait(p->cq, &wc, 1, WAIT_MS), 1);
 	assert_int_equal(wc.wr_id, 71);
 	assert_int_not_equal(wc.status, IBV_WC_SUCCESS);
@@ -482,7 +490,7 @@ static void test_deregistered_buffer(void **state)
 
 	/* remote side: a stale rkey */
 	fresh_pair(p, &a, &b);
-	s = (struct ibv_sge){ (uintptr_t)p->abuf, 256, p->amr->lkey };
+	s = (struct ibv_sge){(uintptr_t)p->abuf, 256, p->amr->lkey};
 	assert_int_equal(ibx_qp_post_read(a, &s, 1, (uintptr_t)buf, rkey, 72, IBX_QP_SIGNALED),
 			 IBX_OK);
 	assert_int_equal(ibx_qp_cq_wait(p->cq, &wc, 1, WAIT_MS), 1);
@@ -532,7 +540,7 @@ static int cm_server(uint16_t port, int ready_fd)
 	if (plen != 5 || memcmp(peer, "ibx!", 5) != 0)
 		return 15;
 	/* a receive for the client's send, then wait for it */
-	s = (struct ibv_sge){ (uintptr_t)(buf + 128), 128, mr->lkey };
+	s = (struct ibv_sge){(uintptr_t)(buf + 128), 128, mr->lkey};
 	if (ibx_qp_post_recv(qp, &s, 1, 1))
 		return 16;
 	/* the client's send may come before this receive was posted: RNR
@@ -583,15 +591,15 @@ static void test_rdma_cm(void **state)
 	print_message("rdma_cm routes %s through %s\n", host, spec);
 	ibx_qp_init_attr_t ia = IBX_QP_INIT_ATTR_DEFAULT(p->cq);
 	/* retry while the listener is not up yet is not needed: it signalled */
-	assert_int_equal(ibx_qp_cm_connect(host, port, p->dev, &ia, "ibx!", 5, theirs, &tlen,
-					   WAIT_MS, &qp),
-			 IBX_OK);
+	assert_int_equal(
+	    ibx_qp_cm_connect(host, port, p->dev, &ia, "ibx!", 5, theirs, &tlen, WAIT_MS, &qp),
+	    IBX_OK);
 	assert_int_equal(tlen, 12);
 	assert_int_equal(qp->state, IBX_QP_STATE_RTS);
 	uint64_t raddr = ((uint64_t)theirs[0] << 32) | theirs[1];
-	s = (struct ibv_sge){ (uintptr_t)"written", 8, 0 };
+	s = (struct ibv_sge){(uintptr_t) "written", 8, 0};
 	assert_int_equal(ibx_qp_post_write(qp, &s, 1, raddr, theirs[2], 1, IBX_QP_INLINE), IBX_OK);
-	s = (struct ibv_sge){ (uintptr_t)CM_MSG, sizeof(CM_MSG), 0 };
+	s = (struct ibv_sge){(uintptr_t)CM_MSG, sizeof(CM_MSG), 0};
 	assert_int_equal(ibx_qp_post_send(qp, &s, 1, 2, IBX_QP_INLINE | IBX_QP_SIGNALED), IBX_OK);
 	wait_one(p->cq, 2);
 	assert_int_equal(waitpid(pid, &status, 0), pid);
@@ -609,16 +617,11 @@ static void test_rdma_cm(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_device_and_connect),
-		cmocka_unit_test(test_write_gather),
-		cmocka_unit_test(test_read_scatter),
-		cmocka_unit_test(test_send_recv),
-		cmocka_unit_test(test_write_imm),
-		cmocka_unit_test(test_atomics),
-		cmocka_unit_test(test_list_post),
-		cmocka_unit_test(test_bad_rkey),
-		cmocka_unit_test(test_deregistered_buffer),
-		cmocka_unit_test(test_rdma_cm),
+	    cmocka_unit_test(test_device_and_connect),	cmocka_unit_test(test_write_gather),
+	    cmocka_unit_test(test_read_scatter),	cmocka_unit_test(test_send_recv),
+	    cmocka_unit_test(test_write_imm),		cmocka_unit_test(test_atomics),
+	    cmocka_unit_test(test_list_post),		cmocka_unit_test(test_bad_rkey),
+	    cmocka_unit_test(test_deregistered_buffer), cmocka_unit_test(test_rdma_cm),
 	};
 
 	return cmocka_run_group_tests_name("verbs_qp", tests, pair_setup, pair_teardown);

@@ -28,11 +28,11 @@ typedef struct ibtest_cmd {
 
 void ibtest_register(ibtest_cmd_t *cmd);
 
-#define IBTEST_COMMAND(name_, help_, fn_)                                      \
-	static ibtest_cmd_t ibtest_cmd_##fn_ = { name_, help_, fn_, NULL };    \
-	__attribute__((constructor)) static void ibtest_reg_##fn_(void)        \
-	{                                                                      \
-		ibtest_register(&ibtest_cmd_##fn_);                            \
+#define IBTEST_COMMAND(name_, help_, fn_)                                                          \
+	static ibtest_cmd_t ibtest_cmd_##fn_ = {name_, help_, fn_, NULL};                          \
+	__attribute__((constructor)) static void ibtest_reg_##fn_(void)                            \
+	{                                                                                          \
+		ibtest_register(&ibtest_cmd_##fn_);                                                \
 	}
 
 /* ---- perftest-compatible reports (tools/ibtest/report.c) ----------------
@@ -45,7 +45,7 @@ void ibtest_register(ibtest_cmd_t *cmd);
  * With json set, each row is also collected and printed as one JSON
  * document at ibtest_report_end(). */
 typedef struct ibtest_report {
-	const char *test;     /* e.g. "write_lat" */
+	const char *test; /* e.g. "write_lat" */
 	bool json;
 	bool report_gbits;
 	bool header_done;

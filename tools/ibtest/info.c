@@ -61,7 +61,8 @@ static void print_gids(struct ibv_context *vctx, uint8_t port, int tbl_len)
 			snprintf(addr, sizeof(addr), "?");
 		if (e.ndev_ifindex && !if_indextoname(e.ndev_ifindex, ifname))
 			ifname[0] = '\0';
-		printf("      gid[%3d]  %-40s %-8s %s\n", i, addr, gid_type_str(e.gid_type), ifname);
+		printf("      gid[%3d]  %-40s %-8s %s\n", i, addr, gid_type_str(e.gid_type),
+		       ifname);
 		shown++;
 	}
 	if (!shown)
@@ -107,16 +108,17 @@ static void print_device(struct ibv_device *dev)
 static int info_main(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	struct ibv_device **devs;
 	int opt, n = 0;
 
 	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		fprintf(opt == 'h' ? stdout : stderr,
-			"usage: ibtest info\n"
-			"  prints the ibx version, the IBX_* configuration and the verbs devices\n");
+		fprintf(
+		    opt == 'h' ? stdout : stderr,
+		    "usage: ibtest info\n"
+		    "  prints the ibx version, the IBX_* configuration and the verbs devices\n");
 		return opt == 'h' ? 0 : 2;
 	}
 	if (optind != argc) {

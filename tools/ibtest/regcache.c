@@ -36,7 +36,7 @@
 
 #include <infiniband/verbs.h>
 
-#define ROWS 128
+#define ROWS	   128
 #define ROW_STRIDE (4096 * 4) /* one row of the 128 x 4096 int array */
 #define HOLE_EVERY 16
 
@@ -65,11 +65,11 @@ static int parse(int argc, char **argv, rc_opts_t *o)
 {
 	enum { OPT_JSON = 256 };
 	static const struct option lopts[] = {
-		{ "dev", required_argument, NULL, 'd' },
-		{ "iters", required_argument, NULL, 'n' },
-		{ "json", no_argument, NULL, OPT_JSON },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	    {"dev", required_argument, NULL, 'd'},
+	    {"iters", required_argument, NULL, 'n'},
+	    {"json", no_argument, NULL, OPT_JSON},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	int opt;
 
@@ -188,8 +188,7 @@ enum { S_BLOCK, S_SPAN, S_OGR, S_OGR_CACHED, S_COUNT };
 
 /* One message's registration + deregistration by strategy @s; returns
  * microseconds, or -errno-ish (negative) on failure. */
-static double one_message(ibx_rcache_t *c, int s, const struct iovec *v,
-			  ibx_rcache_region_t **r)
+static double one_message(ibx_rcache_t *c, int s, const struct iovec *v, ibx_rcache_region_t **r)
 {
 	uint64_t t0 = ibx_time_ns();
 	ibx_status_t st = IBX_OK;
@@ -205,10 +204,11 @@ static double one_message(ibx_rcache_t *c, int s, const struct iovec *v,
 			ibx_rcache_region_put(c, r[i]);
 		break;
 	case S_SPAN:
-		st = ibx_rcache_region_get(c, v[0].iov_base,
-					   (size_t)((char *)v[ROWS - 1].iov_base - (char *)v[0].iov_base) +
-						   v[ROWS - 1].iov_len,
-					   &r[0]);
+		st = ibx_rcache_region_get(
+		    c, v[0].iov_base,
+		    (size_t)((char *)v[ROWS - 1].iov_base - (char *)v[0].iov_base) +
+			v[ROWS - 1].iov_len,
+		    &r[0]);
 		if (st == IBX_OK)
 			ibx_rcache_region_put(c, r[0]);
 		break;
@@ -241,7 +241,7 @@ static int run_vector(ibx_rcache_t *nocache, ibx_rcache_t *cached, char *arr, in
 	if (!t)
 		return -1;
 	for (int i = 0; i < ROWS; i++)
-		v[i] = (struct iovec){ arr + (size_t)i * ROW_STRIDE, (size_t)columns * 4 };
+		v[i] = (struct iovec){arr + (size_t)i * ROW_STRIDE, (size_t)columns * 4};
 	res->columns = columns;
 	res->holes = holes;
 	for (int s = 0; s < S_COUNT; s++) {
@@ -291,14 +291,14 @@ static void json_num(FILE *f, const char *key, double v, bool comma)
 
 static int regcache_main(int argc, char **argv)
 {
-	static const int columns[] = { 1, 4, 16, 64, 256, 512, 1024, 2048 };
-	static const size_t miss_sizes[] = { 4096, 65536, 1 << 20 };
+	static const int columns[] = {1, 4, 16, 64, 256, 512, 1024, 2048};
+	static const size_t miss_sizes[] = {4096, 65536, 1 << 20};
 	enum { NCOL = IBX_ARRAY_SIZE(columns), NMISS = IBX_ARRAY_SIZE(miss_sizes) };
 	rc_opts_t o;
 	struct ibv_context *ctx;
 	struct ibv_pd *pd = NULL;
 	ibx_rcache_t *cached = NULL, *nocache = NULL;
-	ibx_rcache_cost_t cost, none = { 0, 0 };
+	ibx_rcache_cost_t cost, none = {0, 0};
 	double hit_us[NMISS], miss_us[NMISS];
 	vec_result_t vec[2][NCOL];
 	size_t arr_len = (size_t)ROWS * ROW_STRIDE, pg = (size_t)sysconf(_SC_PAGESIZE);
@@ -334,8 +334,9 @@ static int regcache_main(int argc, char **argv)
 
 	fprintf(tab, "device %s, memory hooks: %s\n", ibv_get_device_name(ctx->device),
 		ibx_rcache_memhooks_mode());
-	fprintf(tab, "cost model (reg + dereg): %.1f us + %.4f ns/B (%.2f us per 4 KiB page);"
-		     " OGR joins gaps below %.0f KiB\n",
+	fprintf(tab,
+		"cost model (reg + dereg): %.1f us + %.4f ns/B (%.2f us per 4 KiB page);"
+		" OGR joins gaps below %.0f KiB\n",
 		cost.fixed_ns / 1e3, cost.per_byte_ns, cost.per_byte_ns * 4096 / 1e3,
 		cost.fixed_ns / cost.per_byte_ns / 1024);
 

@@ -32,10 +32,11 @@
 #include <string.h>
 
 #define RESULT_LINE                                                                                \
-	"---------------------------------------------------------------------------------------\n"
+	"---------------------------------------------------------------------------------------"  \
+	"\n"
 
 #define LAT_HEADER                                                                                 \
-	" #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    "       \
+	" #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    "    \
 	"t_stdev[usec]   99% percentile[usec]   99.9% percentile[usec] \n"
 
 #define BW_HEADER_MB                                                                               \
@@ -60,7 +61,8 @@ void ibtest_report_init(ibtest_report_t *r, const char *test, bool json, bool re
 
 /* ---- JSON collection ----------------------------------------------------- */
 
-static void json_append(ibtest_report_t *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void json_append(ibtest_report_t *r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 static void json_append(ibtest_report_t *r, const char *fmt, ...)
 {
@@ -181,11 +183,12 @@ void ibtest_report_lat(ibtest_report_t *r, size_t bytes, unsigned iters, double 
 
 	table_header(r, KIND_LAT);
 	/* perftest's latency row, tabs included */
-	fprintf(r->out,
-		" %-7zu %u          %-7.2f        %-7.2f      %-7.2f  \t       %-7.2f     \t%-7.2f\t\t"
-		"%-7.2f \t\t%-7.2f\n",
-		bytes, iters, samples_usec[0], samples_usec[nsamples - 1], median, avg, stdev, p99,
-		p999);
+	fprintf(
+	    r->out,
+	    " %-7zu %u          %-7.2f        %-7.2f      %-7.2f  \t       %-7.2f     \t%-7.2f\t\t"
+	    "%-7.2f \t\t%-7.2f\n",
+	    bytes, iters, samples_usec[0], samples_usec[nsamples - 1], median, avg, stdev, p99,
+	    p999);
 	fflush(r->out);
 
 	json_row_begin(r, "lat", bytes, iters);
@@ -209,7 +212,8 @@ void ibtest_report_bw(ibtest_report_t *r, size_t bytes, unsigned iters, double b
 	table_header(r, KIND_BW);
 	/* perftest switches to six decimals for tiny Gb/sec figures */
 	if (r->report_gbits && avg < 0.1)
-		fprintf(r->out, " %-7zu    %u           %-7.6f            %-7.6f            %-7.6f\n",
+		fprintf(r->out,
+			" %-7zu    %u           %-7.6f            %-7.6f            %-7.6f\n",
 			bytes, iters, peak, avg, msg_rate_Mpps);
 	else
 		fprintf(r->out, " %-7zu    %-10u       %-7.2f            %-7.2f\t\t   %-7.6f\n",

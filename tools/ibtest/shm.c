@@ -41,15 +41,15 @@
 #include <time.h>
 
 #define SHM_TAG_DATA ((ibx_tag_t)0x1b7e5701)
-#define SHM_TAG_ACK ((ibx_tag_t)0x1b7e5702)
+#define SHM_TAG_ACK  ((ibx_tag_t)0x1b7e5702)
 
-#define SHM_ALL_MAX (4u << 20)    /* -a sweeps 0, 1, 2, 4 ... 4 MiB */
-#define SHM_SIZE_LIMIT (1u << 30) /* -s accepts up to 1 GiB */
-#define SHM_LAT_DEF_SIZE 2        /* perftest's defaults */
-#define SHM_BW_DEF_SIZE 65536
+#define SHM_ALL_MAX	  (4u << 20) /* -a sweeps 0, 1, 2, 4 ... 4 MiB */
+#define SHM_SIZE_LIMIT	  (1u << 30) /* -s accepts up to 1 GiB */
+#define SHM_LAT_DEF_SIZE  2	     /* perftest's defaults */
+#define SHM_BW_DEF_SIZE	  65536
 #define SHM_LAT_DEF_ITERS 1000
-#define SHM_BW_DEF_MSGS 5000
-#define SHM_BW_MAX_BYTES (2ull << 30) /* default message count moves at most this */
+#define SHM_BW_DEF_MSGS	  5000
+#define SHM_BW_MAX_BYTES  (2ull << 30) /* default message count moves at most this */
 #define SHM_BW_DEF_WINDOW 64
 
 typedef enum { SHM_LAT, SHM_BW } shm_kind_t;
@@ -59,8 +59,8 @@ typedef struct shm_opts {
 	const char *name;
 	bool all, json, gbits;
 	size_t size;
-	unsigned iters;  /* 0: default per size */
-	long warmup;     /* -1: default per size */
+	unsigned iters;	 /* 0: default per size */
+	long warmup;	 /* -1: default per size */
 	unsigned window; /* shm_bw */
 } shm_opts_t;
 
@@ -70,7 +70,7 @@ typedef struct shm_job {
 	int rank, peer;
 	char *sbuf, *rbuf;
 	ibx_request_t *reqs; /* shm_bw: one per window slot */
-	char ack[8];         /* shm_bw: the zero-byte ack's buffer */
+	char ack[8];	     /* shm_bw: the zero-byte ack's buffer */
 } shm_job_t;
 
 static uint64_t now_ns(void)
@@ -93,9 +93,18 @@ static int parse_size(const char *s, size_t *value_p)
 	if (errno || end == s)
 		return -1;
 	switch (tolower((unsigned char)*end)) {
-	case 'k': mult = 1ull << 10; end++; break;
-	case 'm': mult = 1ull << 20; end++; break;
-	case 'g': mult = 1ull << 30; end++; break;
+	case 'k':
+		mult = 1ull << 10;
+		end++;
+		break;
+	case 'm':
+		mult = 1ull << 20;
+		end++;
+		break;
+	case 'g':
+		mult = 1ull << 30;
+		end++;
+		break;
 	default: break;
 	}
 	if (*end == 'b' || *end == 'B')
@@ -132,18 +141,23 @@ static void usage(const shm_opts_t *o, FILE *f)
 	fprintf(f, "  -s, --size=SIZE         one size (k/m/g suffixes; default %d)\n",
 		bw ? SHM_BW_DEF_SIZE : SHM_LAT_DEF_SIZE);
 	if (bw) {
-		fprintf(f, "  -n, --iters=MSGS        messages per size (default %d, fewer for "
-			   "large sizes: at most %llu MiB moved)\n",
+		fprintf(f,
+			"  -n, --iters=MSGS        messages per size (default %d, fewer for "
+			"large sizes: at most %llu MiB moved)\n",
 			SHM_BW_DEF_MSGS, SHM_BW_MAX_BYTES >> 20);
-		fprintf(f, "  -t, --tx-depth=WINDOW   messages in flight before an ack (default %d)\n",
+		fprintf(f,
+			"  -t, --tx-depth=WINDOW   messages in flight before an ack (default %d)\n",
 			SHM_BW_DEF_WINDOW);
 		fprintf(f, "      --report_gbits      bandwidth in Gb/sec instead of MB/sec\n");
-		fprintf(f, "      --warmup=MSGS       untimed messages per size (default: 2 windows)\n");
+		fprintf(
+		    f,
+		    "      --warmup=MSGS       untimed messages per size (default: 2 windows)\n");
 	} else {
 		fprintf(f, "  -n, --iters=ITERS       round trips per size (default %d)\n",
 			SHM_LAT_DEF_ITERS);
-		fprintf(f, "      --warmup=ITERS      untimed round trips per size (default: iters/10, "
-			   "at least 10)\n");
+		fprintf(
+		    f, "      --warmup=ITERS      untimed round trips per size (default: iters/10, "
+		       "at least 10)\n");
 	}
 	fprintf(f, "      --json              results as one JSON document on stdout (the table "
 		   "goes to stderr)\n");
@@ -155,15 +169,15 @@ static int parse_opts(shm_opts_t *o, int argc, char **argv)
 {
 	enum { OPT_GBITS = 256, OPT_JSON, OPT_WARMUP };
 	static const struct option lopts[] = {
-		{ "all", no_argument, NULL, 'a' },
-		{ "size", required_argument, NULL, 's' },
-		{ "iters", required_argument, NULL, 'n' },
-		{ "tx-depth", required_argument, NULL, 't' },
-		{ "report_gbits", no_argument, NULL, OPT_GBITS },
-		{ "json", no_argument, NULL, OPT_JSON },
-		{ "warmup", required_argument, NULL, OPT_WARMUP },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	    {"all", no_argument, NULL, 'a'},
+	    {"size", required_argument, NULL, 's'},
+	    {"iters", required_argument, NULL, 'n'},
+	    {"tx-depth", required_argument, NULL, 't'},
+	    {"report_gbits", no_argument, NULL, OPT_GBITS},
+	    {"json", no_argument, NULL, OPT_JSON},
+	    {"warmup", required_argument, NULL, OPT_WARMUP},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	bool bw = o->kind == SHM_BW;
 	unsigned long v;
@@ -193,8 +207,8 @@ static int parse_opts(shm_opts_t *o, int argc, char **argv)
 			break;
 		case 't':
 			if (parse_count(optarg, 1, 16384, &v)) {
-				fprintf(stderr, "ibtest %s: bad tx-depth '%s' (1..16384)\n", o->name,
-					optarg);
+				fprintf(stderr, "ibtest %s: bad tx-depth '%s' (1..16384)\n",
+					o->name, optarg);
 				return 2;
 			}
 			o->window = (unsigned)v;
@@ -207,7 +221,8 @@ static int parse_opts(shm_opts_t *o, int argc, char **argv)
 		case OPT_JSON: o->json = true; break;
 		case OPT_WARMUP:
 			if (parse_count(optarg, 0, 100000000, &v)) {
-				fprintf(stderr, "ibtest %s: bad warm-up count '%s'\n", o->name, optarg);
+				fprintf(stderr, "ibtest %s: bad warm-up count '%s'\n", o->name,
+					optarg);
 				return 2;
 			}
 			o->warmup = (long)v;
@@ -388,8 +403,8 @@ static ibx_status_t bw_phase(shm_job_t *j, size_t size, unsigned msgs, double *p
 			for (unsigned w = 0; w < cnt; w++)
 				TRY("receive", wait_recv(j, &j->reqs[w], size));
 			if (k + 1 < nwin)
-				TRY("post", bw_post_window(j, size,
-							   bw_window_count(msgs, window, k + 1)));
+				TRY("post",
+				    bw_post_window(j, size, bw_window_count(msgs, window, k + 1)));
 			TRY("ibx_tag_send", post_send(j, j->ack, 0, SHM_TAG_ACK, &ack));
 			TRY("ack send", ibx_wait(j->ctx, &ack));
 		}
@@ -464,9 +479,9 @@ static ibx_status_t run_sizes(shm_job_t *j, ibtest_report_t *rep)
 
 static int shm_main(shm_kind_t kind, const char *name, int argc, char **argv)
 {
-	shm_opts_t o = { .kind = kind, .name = name };
-	shm_job_t j = { .o = &o };
-	ibtest_report_t rep = { 0 };
+	shm_opts_t o = {.kind = kind, .name = name};
+	shm_job_t j = {.o = &o};
+	ibtest_report_t rep = {0};
 	ibx_status_t st;
 	size_t cap;
 	int rc;

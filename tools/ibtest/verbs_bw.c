@@ -32,13 +32,13 @@
 /* Above this many (post, completion) pairs the peak search samples the
  * posts instead of trying every one. */
 #define VP_PEAK_PAIRS_MAX 40000000ull
-#define VP_RESULT_LEN 32
+#define VP_RESULT_LEN	  32
 
 struct vp_bw_state {
-	uint64_t *post_t, *post_n;   /* per post call: time, messages posted before */
-	uint64_t *done_t, *done_n;   /* per completion: time, messages completed after */
+	uint64_t *post_t, *post_n; /* per post call: time, messages posted before */
+	uint64_t *done_t, *done_n; /* per completion: time, messages completed after */
 	size_t nposts, ndone;
-	struct ibv_send_wr *wrs;     /* num_qps lists of post_list WRs */
+	struct ibv_send_wr *wrs; /* num_qps lists of post_list WRs */
 	struct ibv_sge *sges;
 };
 
@@ -101,7 +101,8 @@ static void bw_build(vp_job_t *j, unsigned q, size_t size)
 		sge->lkey = j->mr->lkey;
 		switch (o->test->verb) {
 		case VP_WRITE:
-			ibx_qp_wr_write(wr, sge, 1, raddr, c->peer.rkey, 0, vp_inline_flag(j, size));
+			ibx_qp_wr_write(wr, sge, 1, raddr, c->peer.rkey, 0,
+					vp_inline_flag(j, size));
 			break;
 		case VP_READ: ibx_qp_wr_read(wr, sge, 1, raddr, c->peer.rkey, 0, 0); break;
 		case VP_SEND: ibx_qp_wr_send(wr, sge, 1, 0, vp_inline_flag(j, size)); break;
@@ -302,7 +303,7 @@ static ibx_status_t bw_server_recv(vp_job_t *j, size_t size, vp_bw_result_t *r)
 
 static void result_pack(const vp_bw_result_t *r, uint8_t out[VP_RESULT_LEN])
 {
-	const double v[3] = { r->peak_MBps, r->avg_MBps, r->msg_rate_Mpps };
+	const double v[3] = {r->peak_MBps, r->avg_MBps, r->msg_rate_Mpps};
 	uint64_t bits;
 
 	for (int i = 0; i < 3; i++) {
@@ -330,7 +331,7 @@ static void result_unpack(const uint8_t in[VP_RESULT_LEN], vp_bw_result_t *r)
 ibx_status_t vp_bw_run(vp_job_t *j, size_t size, vp_bw_result_t *res_p)
 {
 	uint8_t msg[VP_RESULT_LEN];
-	vp_bw_result_t mine = { 0 }, theirs = { 0 };
+	vp_bw_result_t mine = {0}, theirs = {0};
 	ibx_status_t st;
 
 	if (!j->server) {

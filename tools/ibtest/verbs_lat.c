@@ -61,7 +61,7 @@ static ibx_status_t lat_write(vp_job_t *j, size_t size, uint64_t *t)
 	vp_conn_t *c = &j->conns[0];
 	volatile const char *poll_buf = c->target + size - 1;
 	char *post_buf = c->local + size - 1;
-	struct ibv_sge sge = { (uintptr_t)c->local, (uint32_t)size, j->mr->lkey };
+	struct ibv_sge sge = {(uintptr_t)c->local, (uint32_t)size, j->mr->lkey};
 	struct ibv_send_wr wr;
 	struct ibv_wc wc;
 	unsigned iters = j->o->iters;
@@ -108,7 +108,7 @@ static ibx_status_t recv_one(vp_job_t *j, vp_conn_t *c, size_t size, uint64_t *r
 static ibx_status_t lat_send(vp_job_t *j, size_t size, uint64_t *t)
 {
 	vp_conn_t *c = &j->conns[0];
-	struct ibv_sge sge = { (uintptr_t)c->local, (uint32_t)size, j->mr->lkey };
+	struct ibv_sge sge = {(uintptr_t)c->local, (uint32_t)size, j->mr->lkey};
 	struct ibv_send_wr wr;
 	struct ibv_wc wc;
 	unsigned iters = j->o->iters;
@@ -136,7 +136,7 @@ static ibx_status_t lat_send(vp_job_t *j, size_t size, uint64_t *t)
 static ibx_status_t lat_rdma(vp_job_t *j, size_t size, uint64_t *t)
 {
 	vp_conn_t *c = &j->conns[0];
-	struct ibv_sge sge = { (uintptr_t)c->local, (uint32_t)size, j->mr->lkey };
+	struct ibv_sge sge = {(uintptr_t)c->local, (uint32_t)size, j->mr->lkey};
 	struct ibv_send_wr wr;
 	struct ibv_wc wc;
 	const char *what;

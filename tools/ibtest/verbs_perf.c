@@ -51,29 +51,30 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#define VP_DEF_PORT 18515
-#define VP_DEF_SIZE_LAT 2
-#define VP_DEF_SIZE_BW 65536
-#define VP_SIZE_ATOMIC 8
-#define VP_DEF_ITERS_LAT 1000
-#define VP_DEF_ITERS_BW 5000
-#define VP_DEF_TX_BW 128
-#define VP_DEF_RX_SEND 512
-#define VP_DEF_CQ_MOD 100
+#define VP_DEF_PORT	     18515
+#define VP_DEF_SIZE_LAT	     2
+#define VP_DEF_SIZE_BW	     65536
+#define VP_SIZE_ATOMIC	     8
+#define VP_DEF_ITERS_LAT     1000
+#define VP_DEF_ITERS_BW	     5000
+#define VP_DEF_TX_BW	     128
+#define VP_DEF_RX_SEND	     512
+#define VP_DEF_CQ_MOD	     100
 #define VP_CQ_MOD_SIZE_LIMIT 8192 /* perftest: no CQ moderation above this */
-#define VP_ALL_MIN 2
-#define VP_ALL_MAX (8u << 20)     /* -a: 2 .. 8 MiB, as perftest */
-#define VP_SIZE_LIMIT (1u << 30)
-#define VP_MAX_INLINE 912         /* perftest's limit for -I */
+#define VP_ALL_MIN	     2
+#define VP_ALL_MAX	     (8u << 20) /* -a: 2 .. 8 MiB, as perftest */
+#define VP_SIZE_LIMIT	     (1u << 30)
+#define VP_MAX_INLINE	     912 /* perftest's limit for -I */
 /* perftest's inline defaults for latency tests on devices it knows */
-#define VP_INLINE_WRITE 220
-#define VP_INLINE_SEND 236
-#define VP_VENDOR_MELLANOX 0x02c9
-#define VP_CM_TIMEOUT_MS 30000
+#define VP_INLINE_WRITE	    220
+#define VP_INLINE_SEND	    236
+#define VP_VENDOR_MELLANOX  0x02c9
+#define VP_CM_TIMEOUT_MS    30000
 #define VP_CONNECT_RETRY_MS 5000
 
 #define RESULT_LINE                                                                                \
-	"---------------------------------------------------------------------------------------\n"
+	"---------------------------------------------------------------------------------------"  \
+	"\n"
 
 /* ---- side-channel wire format (big-endian) --------------------------------
  * HELLO  0 "IBXV"  4 u8 version  5 u8 test id  6 u8 flags (1: -a, 2: -R)
@@ -83,17 +84,17 @@
  * MEM    0 ibx_qp_addr record[32] (zero with -R)  32 be64 addr  40 be32 rkey
  *        44 be64 length
  * RESULT 0 be64 peak  8 be64 avg  16 be64 rate (IEEE doubles)  24 be64 msgs */
-#define VP_MAGIC "IBXV"
-#define VP_VERSION 1
+#define VP_MAGIC     "IBXV"
+#define VP_VERSION   1
 #define VP_HELLO_LEN 32
 #define VP_REPLY_LEN 128
-#define VP_MEM_LEN 56
+#define VP_MEM_LEN   56
 
 static const vp_test_t vp_tests[] = {
-	{ "write_lat", VP_WRITE, VP_LAT, 1 },  { "write_bw", VP_WRITE, VP_BW, 2 },
-	{ "read_lat", VP_READ, VP_LAT, 3 },    { "read_bw", VP_READ, VP_BW, 4 },
-	{ "send_lat", VP_SEND, VP_LAT, 5 },    { "send_bw", VP_SEND, VP_BW, 6 },
-	{ "atomic_lat", VP_ATOMIC, VP_LAT, 7 }, { "atomic_bw", VP_ATOMIC, VP_BW, 8 },
+    {"write_lat", VP_WRITE, VP_LAT, 1},	  {"write_bw", VP_WRITE, VP_BW, 2},
+    {"read_lat", VP_READ, VP_LAT, 3},	  {"read_bw", VP_READ, VP_BW, 4},
+    {"send_lat", VP_SEND, VP_LAT, 5},	  {"send_bw", VP_SEND, VP_BW, 6},
+    {"atomic_lat", VP_ATOMIC, VP_LAT, 7}, {"atomic_bw", VP_ATOMIC, VP_BW, 8},
 };
 
 /* ---- small helpers --------------------------------------------------------- */
@@ -198,7 +199,7 @@ ibx_status_t vp_barrier(vp_job_t *j)
 
 bool vp_peer_gone(vp_job_t *j)
 {
-	struct pollfd pfd = { .fd = j->ctl, .events = POLLIN };
+	struct pollfd pfd = {.fd = j->ctl, .events = POLLIN};
 	char c;
 	ssize_t n;
 
@@ -316,41 +317,47 @@ static void usage(const vp_test_t *t, FILE *f)
 {
 	bool bw = t->kind == VP_BW;
 
-	fprintf(f, "usage: ibtest %s [options]          start a server and wait for a client\n"
-		   "       ibtest %s [options] HOST     connect to the server at HOST\n\n",
+	fprintf(f,
+		"usage: ibtest %s [options]          start a server and wait for a client\n"
+		"       ibtest %s [options] HOST     connect to the server at HOST\n\n",
 		t->name, t->name);
-	fprintf(f, "perftest's ib_%s on the engine's own RC QPs (core/qp). Both sides take the "
-		   "same options.\n",
+	fprintf(f,
+		"perftest's ib_%s on the engine's own RC QPs (core/qp). Both sides take the "
+		"same options.\n",
 		t->name);
 	if (t->kind == VP_LAT)
 		fprintf(f, "Latency is %s round trip per iteration (as perftest).\n\n",
 			t->verb == VP_READ || t->verb == VP_ATOMIC ? "a full" : "half a");
 	else
-		fprintf(f, "Bandwidth over the time from the first post to the last completion.\n\n");
-	fprintf(f, "  -d, --ib-dev=DEV        verbs device (default: IBX_DEVICE, else the first "
-		   "active port)\n"
-		   "  -i, --ib-port=PORT      port of the device (default: its first active one)\n"
-		   "  -x, --gid-index=N       GID index (default: the RoCEv2 IPv4-mapped GID)\n"
-		   "  -p, --port=PORT         TCP (and with -R rdma_cm) port (default %d)\n",
+		fprintf(f,
+			"Bandwidth over the time from the first post to the last completion.\n\n");
+	fprintf(f,
+		"  -d, --ib-dev=DEV        verbs device (default: IBX_DEVICE, else the first "
+		"active port)\n"
+		"  -i, --ib-port=PORT      port of the device (default: its first active one)\n"
+		"  -x, --gid-index=N       GID index (default: the RoCEv2 IPv4-mapped GID)\n"
+		"  -p, --port=PORT         TCP (and with -R rdma_cm) port (default %d)\n",
 		VP_DEF_PORT);
 	if (t->verb == VP_ATOMIC) {
 		fprintf(f, "  -A, --atomic_type=TYPE  FETCH_AND_ADD (default) or CMP_AND_SWAP; "
 			   "messages are 8 bytes\n");
 	} else {
-		fprintf(f, "  -s, --size=SIZE         message size (k/m/g suffixes; default %d)\n"
-			   "  -a, --all               sizes %d .. %u, powers of two\n",
+		fprintf(f,
+			"  -s, --size=SIZE         message size (k/m/g suffixes; default %d)\n"
+			"  -a, --all               sizes %d .. %u, powers of two\n",
 			bw ? VP_DEF_SIZE_BW : VP_DEF_SIZE_LAT, VP_ALL_MIN, VP_ALL_MAX);
 	}
 	fprintf(f, "  -n, --iters=N           iterations per size (at least 5; default %d)\n",
 		bw ? VP_DEF_ITERS_BW : VP_DEF_ITERS_LAT);
 	if (bw) {
-		fprintf(f, "  -q, --qp=N              QPs, each with its own window (default 1)\n"
-			   "  -t, --tx-depth=N        outstanding WRs per QP (default %d)\n"
-			   "  -l, --post_list=N       post WRs as linked lists of N, one signalled "
-			   "(default 1)\n"
-			   "  -Q, --cq-mod=N          one completion per N WRs (default %d; 1 above "
-			   "%d B; N with -l)\n"
-			   "      --report_gbits      bandwidth in Gb/sec instead of MB/sec\n",
+		fprintf(f,
+			"  -q, --qp=N              QPs, each with its own window (default 1)\n"
+			"  -t, --tx-depth=N        outstanding WRs per QP (default %d)\n"
+			"  -l, --post_list=N       post WRs as linked lists of N, one signalled "
+			"(default 1)\n"
+			"  -Q, --cq-mod=N          one completion per N WRs (default %d; 1 above "
+			"%d B; N with -l)\n"
+			"      --report_gbits      bandwidth in Gb/sec instead of MB/sec\n",
 			VP_DEF_TX_BW, VP_DEF_CQ_MOD, VP_CQ_MOD_SIZE_LIMIT);
 	}
 	if (t->verb == VP_SEND)
@@ -381,9 +388,18 @@ static int parse_size(const char *s, size_t *value_p)
 	if (errno || end == s)
 		return -1;
 	switch (tolower((unsigned char)*end)) {
-	case 'k': mult = 1ull << 10; end++; break;
-	case 'm': mult = 1ull << 20; end++; break;
-	case 'g': mult = 1ull << 30; end++; break;
+	case 'k':
+		mult = 1ull << 10;
+		end++;
+		break;
+	case 'm':
+		mult = 1ull << 20;
+		end++;
+		break;
+	case 'g':
+		mult = 1ull << 30;
+		end++;
+		break;
 	default: break;
 	}
 	if (*end == 'b' || *end == 'B')
@@ -414,27 +430,27 @@ static int parse_opts(vp_opts_t *o, int argc, char **argv)
 {
 	enum { OPT_GBITS = 256, OPT_JSON };
 	static const struct option lopts[] = {
-		{ "ib-dev", required_argument, NULL, 'd' },
-		{ "ib-port", required_argument, NULL, 'i' },
-		{ "gid-index", required_argument, NULL, 'x' },
-		{ "port", required_argument, NULL, 'p' },
-		{ "size", required_argument, NULL, 's' },
-		{ "all", no_argument, NULL, 'a' },
-		{ "iters", required_argument, NULL, 'n' },
-		{ "qp", required_argument, NULL, 'q' },
-		{ "tx-depth", required_argument, NULL, 't' },
-		{ "rx-depth", required_argument, NULL, 'r' },
-		{ "post_list", required_argument, NULL, 'l' },
-		{ "cq-mod", required_argument, NULL, 'Q' },
-		{ "inline_size", required_argument, NULL, 'I' },
-		{ "outs", required_argument, NULL, 'o' },
-		{ "atomic_type", required_argument, NULL, 'A' },
-		{ "rdma_cm", no_argument, NULL, 'R' },
-		{ "CPU-freq", no_argument, NULL, 'F' },
-		{ "report_gbits", no_argument, NULL, OPT_GBITS },
-		{ "json", no_argument, NULL, OPT_JSON },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	    {"ib-dev", required_argument, NULL, 'd'},
+	    {"ib-port", required_argument, NULL, 'i'},
+	    {"gid-index", required_argument, NULL, 'x'},
+	    {"port", required_argument, NULL, 'p'},
+	    {"size", required_argument, NULL, 's'},
+	    {"all", no_argument, NULL, 'a'},
+	    {"iters", required_argument, NULL, 'n'},
+	    {"qp", required_argument, NULL, 'q'},
+	    {"tx-depth", required_argument, NULL, 't'},
+	    {"rx-depth", required_argument, NULL, 'r'},
+	    {"post_list", required_argument, NULL, 'l'},
+	    {"cq-mod", required_argument, NULL, 'Q'},
+	    {"inline_size", required_argument, NULL, 'I'},
+	    {"outs", required_argument, NULL, 'o'},
+	    {"atomic_type", required_argument, NULL, 'A'},
+	    {"rdma_cm", no_argument, NULL, 'R'},
+	    {"CPU-freq", no_argument, NULL, 'F'},
+	    {"report_gbits", no_argument, NULL, OPT_GBITS},
+	    {"json", no_argument, NULL, OPT_JSON},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	const vp_test_t *t = o->test;
 	bool bw = t->kind == VP_BW, size_set = false;
@@ -551,21 +567,23 @@ static int parse_opts(vp_opts_t *o, int argc, char **argv)
 		goto bad;
 	}
 	if (t->verb == VP_ATOMIC && size_set && o->size != VP_SIZE_ATOMIC) {
-		fprintf(stderr, "ibtest %s: message size cannot be changed for atomic tests (8 B)\n",
-			name);
+		fprintf(stderr,
+			"ibtest %s: message size cannot be changed for atomic tests (8 B)\n", name);
 		return 2;
 	}
 	if (t->verb == VP_ATOMIC)
 		o->all = false; /* -a: the one size atomics have */
 	if (o->post_list > 1 && o->iters % o->post_list) {
-		fprintf(stderr, "ibtest %s: the iteration count must be a multiple of the post "
-				"list size (-l %u)\n",
+		fprintf(stderr,
+			"ibtest %s: the iteration count must be a multiple of the post "
+			"list size (-l %u)\n",
 			name, o->post_list);
 		return 2;
 	}
 	if (o->post_list > 1 && o->cq_mod_set && o->post_list % o->cq_mod) {
-		fprintf(stderr, "ibtest %s: the post list size must be a multiple of the CQ "
-				"moderation (-Q)\n",
+		fprintf(stderr,
+			"ibtest %s: the post list size must be a multiple of the CQ "
+			"moderation (-Q)\n",
 			name);
 		return 2;
 	}
@@ -686,7 +704,8 @@ static ibx_status_t vp_hello(vp_job_t *j)
 		reply[4] = why ? 1 : 0;
 		vp_put_be32(reply + 8, j->out_reads);
 		if (why)
-			snprintf((char *)reply + 12, VP_REPLY_LEN - 12, "%.*s", VP_REPLY_LEN - 13, why);
+			snprintf((char *)reply + 12, VP_REPLY_LEN - 12, "%.*s", VP_REPLY_LEN - 13,
+				 why);
 		st = vp_ctl_send(j, reply, sizeof(reply));
 		if (st != IBX_OK)
 			return st;
@@ -745,7 +764,7 @@ static unsigned vp_default_inline(const vp_job_t *j)
 		return (unsigned)o->inline_req;
 	if (o->test->kind != VP_LAT || j->dev->attr.vendor_id != VP_VENDOR_MELLANOX)
 		return 0;
-	return o->test->verb == VP_WRITE ? VP_INLINE_WRITE
+	return o->test->verb == VP_WRITE  ? VP_INLINE_WRITE
 	       : o->test->verb == VP_SEND ? VP_INLINE_SEND
 					  : 0;
 }
@@ -767,15 +786,16 @@ static ibx_status_t vp_open(vp_job_t *j)
 		return st;
 	}
 	max_reads = j->dev->attr.max_qp_rd_atom < j->dev->attr.max_qp_init_rd_atom
-			    ? j->dev->attr.max_qp_rd_atom
-			    : j->dev->attr.max_qp_init_rd_atom;
+			? j->dev->attr.max_qp_rd_atom
+			: j->dev->attr.max_qp_init_rd_atom;
 	if (max_reads < 1)
 		max_reads = 1;
 	j->out_reads = (unsigned)max_reads;
 	if (o->out_reads > 0 && o->out_reads < max_reads)
 		j->out_reads = (unsigned)o->out_reads;
 	else if (o->out_reads > max_reads)
-		fprintf(stderr, "ibtest %s: %d outstanding reads is above the device's %d; using %d\n",
+		fprintf(stderr,
+			"ibtest %s: %d outstanding reads is above the device's %d; using %d\n",
 			o->test->name, o->out_reads, max_reads, max_reads);
 	return IBX_OK;
 }
@@ -877,8 +897,10 @@ static ibx_status_t vp_connect_qps(vp_job_t *j)
 					       NULL, VP_CM_TIMEOUT_MS, &c->qp);
 		if (st != IBX_OK) {
 			vp_err(j, "cannot %s QP %u: %s",
-			       !o->rdma_cm ? "create" : j->server ? "accept" : "connect", q,
-			       ibx_status_str(st));
+			       !o->rdma_cm ? "create"
+			       : j->server ? "accept"
+					   : "connect",
+			       q, ibx_status_str(st));
 			return st;
 		}
 		if (c->qp->max_inline < j->inline_max)
@@ -941,7 +963,7 @@ ibx_status_t vp_wc_check(vp_job_t *j, const struct ibv_wc *wc, const char *what)
 
 ibx_status_t vp_post_recvs(vp_job_t *j, vp_conn_t *c, size_t size, uint64_t upto)
 {
-	struct ibv_sge sge = { (uintptr_t)c->target, (uint32_t)size, j->mr->lkey };
+	struct ibv_sge sge = {(uintptr_t)c->target, (uint32_t)size, j->mr->lkey};
 
 	while (c->rposted < upto) {
 		ibx_status_t st = ibx_qp_post_recv(c->qp, &sge, 1, (uint64_t)(c - j->conns));
@@ -1017,13 +1039,17 @@ static void vp_banner(vp_job_t *j)
 		const vp_conn_t *c = &j->conns[q];
 		const ibx_qp_t *qp = c->qp;
 
-		fprintf(f, " local address: LID %04x QPN 0x%04x PSN 0x%06x RKey 0x%06x VAddr 0x%014llx\n",
-			j->dev->lid, qp->qpn, qp->psn, j->mr->rkey,
-			(unsigned long long)(uintptr_t)c->target);
+		fprintf(
+		    f,
+		    " local address: LID %04x QPN 0x%04x PSN 0x%06x RKey 0x%06x VAddr 0x%014llx\n",
+		    j->dev->lid, qp->qpn, qp->psn, j->mr->rkey,
+		    (unsigned long long)(uintptr_t)c->target);
 		print_gid(f, &j->dev->gid);
-		fprintf(f, " remote address: LID %04x QPN 0x%04x PSN 0x%06x RKey 0x%06x VAddr 0x%014llx\n",
-			qp->remote.lid, qp->remote.qpn, qp->remote.psn, c->peer.rkey,
-			(unsigned long long)c->peer.addr);
+		fprintf(
+		    f,
+		    " remote address: LID %04x QPN 0x%04x PSN 0x%06x RKey 0x%06x VAddr 0x%014llx\n",
+		    qp->remote.lid, qp->remote.qpn, qp->remote.psn, c->peer.rkey,
+		    (unsigned long long)c->peer.addr);
 		print_gid(f, &qp->remote.gid);
 	}
 	fflush(f);
@@ -1071,8 +1097,8 @@ static ibx_status_t vp_run_sizes(vp_job_t *j)
 
 static int vp_main(const vp_test_t *t, int argc, char **argv)
 {
-	vp_opts_t o = { .test = t };
-	vp_job_t j = { .o = &o, .ctl = -1 };
+	vp_opts_t o = {.test = t};
+	vp_job_t j = {.o = &o, .ctl = -1};
 	ibx_status_t st;
 	int rc;
 
@@ -1153,5 +1179,4 @@ IBTEST_COMMAND("send_lat", "send/recv ping-pong latency, server/client (ib_send_
 IBTEST_COMMAND("send_bw", "send/recv bandwidth, server/client (ib_send_bw)", send_bw_main)
 IBTEST_COMMAND("atomic_lat", "8-byte atomic round-trip latency, server/client (ib_atomic_lat)",
 	       atomic_lat_main)
-IBTEST_COMMAND("atomic_bw", "8-byte atomic bandwidth, server/client (ib_atomic_bw)",
-	       atomic_bw_main)
+IBTEST_COMMAND("atomic_bw", "8-byte atomic bandwidth, server/client (ib_atomic_bw)", atomic_bw_main)

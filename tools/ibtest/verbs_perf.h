@@ -28,34 +28,34 @@ typedef enum { VP_FETCH_AND_ADD, VP_CMP_AND_SWAP } vp_atomic_t;
 
 /* One command: the verb, latency or bandwidth, perftest's banner title. */
 typedef struct vp_test {
-	const char *name;  /* "write_lat" */
+	const char *name; /* "write_lat" */
 	vp_verb_t verb;
 	vp_kind_t kind;
-	uint8_t id;        /* checked by the peer: both sides run one test */
+	uint8_t id; /* checked by the peer: both sides run one test */
 } vp_test_t;
 
 /* Command line; both sides of a run must agree on what the peer checks
  * (test, sizes, iterations, QPs, outstanding reads, atomic type). */
 typedef struct vp_opts {
 	const vp_test_t *test;
-	const char *host;       /* NULL: server */
-	const char *dev_name;   /* -d */
-	int ib_port;            /* -i, 0: first active port */
-	int gid_index;          /* -x, -1: ibx's choice (RoCEv2 IPv4-mapped) */
-	uint16_t tcp_port;      /* -p */
-	size_t size;            /* -s */
-	bool all;               /* -a */
-	unsigned iters;         /* -n */
-	unsigned num_qps;       /* -q */
-	unsigned tx_depth;      /* -t */
-	unsigned rx_depth;      /* -r (send tests) */
-	unsigned post_list;     /* -l */
-	unsigned cq_mod;        /* -Q (after the perftest rules) */
+	const char *host;     /* NULL: server */
+	const char *dev_name; /* -d */
+	int ib_port;	      /* -i, 0: first active port */
+	int gid_index;	      /* -x, -1: ibx's choice (RoCEv2 IPv4-mapped) */
+	uint16_t tcp_port;    /* -p */
+	size_t size;	      /* -s */
+	bool all;	      /* -a */
+	unsigned iters;	      /* -n */
+	unsigned num_qps;     /* -q */
+	unsigned tx_depth;    /* -t */
+	unsigned rx_depth;    /* -r (send tests) */
+	unsigned post_list;   /* -l */
+	unsigned cq_mod;      /* -Q (after the perftest rules) */
 	bool cq_mod_set;
-	int inline_req;         /* -I, -1: perftest's default for the device */
-	int out_reads;          /* -o, 0: device maximum */
-	vp_atomic_t atomic;     /* -A */
-	bool rdma_cm;           /* -R */
+	int inline_req;	    /* -I, -1: perftest's default for the device */
+	int out_reads;	    /* -o, 0: device maximum */
+	vp_atomic_t atomic; /* -A */
+	bool rdma_cm;	    /* -R */
 	bool report_gbits, json;
 } vp_opts_t;
 
@@ -72,11 +72,11 @@ typedef struct vp_remote_mem {
 typedef struct vp_conn {
 	ibx_qp_t *qp;
 	char *local, *target;
-	vp_remote_mem_t peer;   /* the peer's target region */
-	uint64_t scnt, ccnt;    /* posted / completed (bandwidth) */
-	uint64_t sig_end;       /* WRs up to the last signalled one */
-	uint64_t rposted;       /* receives posted (send tests) */
-	uint64_t rcnt;          /* receives completed (send_bw server) */
+	vp_remote_mem_t peer; /* the peer's target region */
+	uint64_t scnt, ccnt;  /* posted / completed (bandwidth) */
+	uint64_t sig_end;     /* WRs up to the last signalled one */
+	uint64_t rposted;     /* receives posted (send tests) */
+	uint64_t rcnt;	      /* receives completed (send_bw server) */
 } vp_conn_t;
 
 struct vp_bw_state;
@@ -84,20 +84,20 @@ struct vp_bw_state;
 typedef struct vp_job {
 	const vp_opts_t *o;
 	bool server;
-	int ctl;                /* TCP side channel */
+	int ctl; /* TCP side channel */
 	ibx_qp_dev_t *dev;
 	ibx_qp_cq_t *scq, *rcq;
 	ibx_qp_cm_listener_t *listener;
 	char *buf;
-	size_t buf_len;         /* num_qps * 2 * region */
-	size_t region;          /* bytes of one local or target region */
+	size_t buf_len; /* num_qps * 2 * region */
+	size_t region;	/* bytes of one local or target region */
 	struct ibv_mr *mr;
 	vp_conn_t *conns;
-	unsigned inline_max;    /* payloads up to this size go inline */
-	unsigned out_reads;     /* granted outstanding READ/atomics */
+	unsigned inline_max;	/* payloads up to this size go inline */
+	unsigned out_reads;	/* granted outstanding READ/atomics */
 	struct vp_bw_state *bw; /* verbs_bw.c */
 	ibtest_report_t rep;
-	FILE *out;              /* banner and table: stdout, stderr with --json */
+	FILE *out; /* banner and table: stdout, stderr with --json */
 } vp_job_t;
 
 /* Bandwidth figures of one size (MB/sec = 2^20 bytes/sec, as perftest). */
@@ -107,8 +107,8 @@ typedef struct vp_bw_result {
 } vp_bw_result_t;
 
 #define VP_CYCLE_BUFFER 4096u /* perftest: small messages cycle through a page */
-#define VP_CACHE_LINE 64u
-#define VP_POLL_BATCH 16
+#define VP_CACHE_LINE	64u
+#define VP_POLL_BATCH	16
 
 /* ---- time stamps -----------------------------------------------------------
  * The loops stamp every post (and, for bandwidth, every completion). As
