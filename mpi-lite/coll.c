@@ -39,7 +39,7 @@
  *   Alltoallv       pairwise
  *
  * Bcast, Barrier, Allreduce and Reduce with commutative ops are node-aware
- * on communicators that span several nodes (coll_hier_get): the phases
+ * on communicators that span several nodes (mpil_coll_hier_get): the phases
  * inside a node and among the nodes' representatives each pick their
  * algorithm from the table.
  */
@@ -64,12 +64,12 @@ static inline ibx_tag_t ctag(const coll_grp_t *g, int tag)
 	return mpil_tag(mpil_coll_cid(g->comm), tag);
 }
 
-int coll_send(const coll_grp_t *g, const void *buf, size_t len, int dst, int tag)
+int mpil_grp_send(const coll_grp_t *g, const void *buf, size_t len, int dst, int tag)
 {
 	return mpil_err_from_ibx(mpil_ibx_send(coll_world(g, dst), buf, len, ctag(g, tag), 0));
 }
 
-int coll_recv(const coll_grp_t *g, void *buf, size_t len, int src, int tag)
+int mpil_grp_recv(const coll_grp_t *g, void *buf, size_t len, int src, int tag)
 {
 	ibx_request_t rq = {.cb = NULL};
 	ibx_status_t st;
@@ -81,8 +81,8 @@ int coll_recv(const coll_grp_t *g, void *buf, size_t len, int src, int tag)
 	return mpil_err_from_ibx(st);
 }
 
-int coll_sendrecv(const coll_grp_t *g, const void *sbuf, size_t slen, int dst, void *rbuf,
-		  size_t rlen, int src, int tag)
+int mpil_grp_sendrecv(const coll_grp_t *g, const void *sbuf, size_t slen, int dst, void *rbuf,
+		      size_t rlen, int src, int tag)
 {
 	ibx_request_t rrq = {.cb = NULL};
 	ibx_status_t st, rst;
@@ -108,8 +108,8 @@ static int start_failed(ibx_request_t *rq, ibx_status_t st)
 	return mpil_err_from_ibx(st);
 }
 
-int coll_isend(const coll_grp_t *g, const void *buf, size_t len, int dst, int tag,
-	       ibx_request_t *rq)
+int mpil_grp_isend(const coll_grp_t *g, const void *buf, size_t len, int dst, int tag,
+		   ibx_request_t *rq)
 {
 	ibx_status_t st;
 
@@ -118,7 +118,7 @@ int coll_isend(const coll_grp_t *g, const void *buf, size_t len, int dst, int ta
 	return st < 0 ? start_failed(rq, st) : MPI_SUCCESS;
 }
 
-int coll_irecv(const coll_grp_t *g, void *buf, size_t len, int src, int tag, ibx_request_t *rq)
+int mpil_grp_irecv(const coll_grp_t *g, void *buf, size_t len, int src, int tag, ibx_request_t *rq)
 {
 	ibx_status_t st;
 
@@ -128,7 +128,7 @@ int coll_irecv(const coll_grp_t *g, void *buf, size_t len, int src, int tag, ibx
 	return st < 0 ? start_failed(rq, st) : MPI_SUCCESS;
 }
 
-int coll_waitall(ibx_request_t *rq, int n)
+int mpil_grp_waitall(ibx_request_t *rq, int n)
 {
 	int err = MPI_SUCCESS;
 
@@ -141,7 +141,7 @@ int coll_waitall(ibx_request_t *rq, int n)
 	return err;
 }
 
-void coll_copy_progress(void *dst, const void *src, size_t len)
+void mpil_coll_copy_progress(void *dst, const void *src, size_t len)
 {
 	char *d = dst;
 	const char *s = src;
@@ -154,12 +154,12 @@ void coll_copy_progress(void *dst, const void *src, size_t len)
 	}
 }
 
-void coll_abandon(ibx_request_t *rq, int n)
+void mpil_grp_abandon(ibx_request_t *rq, int n)
 {
 	for (int i = 0; i < n; i++)
 		if (!rq[i].completed && rq[i].kind == IBX_REQ_RECV)
 			ibx_request_cancel(mpil_g.ctx, &rq[i]);
-	coll_waitall(rq, n);
+	mpil_grp_waitall(rq, n);
 }
 
 int mpil_coll_send(MPI_Comm comm, const void *buf, size_t len, int dest, int tag)
@@ -167,7 +167,7 @@ int mpil_coll_send(MPI_Comm comm, const void *buf, size_t len, int dest, int tag
 	coll_grp_t g;
 
 	coll_grp_comm(&g, comm);
-	return coll_send(&g, buf, len, dest, tag);
+	return mpil_grp_send(&g, buf, len, dest, tag);
 }
 
 int mpil_coll_recv(MPI_Comm comm, void *buf, size_t len, int src, int tag)
@@ -175,7 +175,7 @@ int mpil_coll_recv(MPI_Comm comm, void *buf, size_t len, int src, int tag)
 	coll_grp_t g;
 
 	coll_grp_comm(&g, comm);
-	return coll_recv(&g, buf, len, src, tag);
+	return mpil_grp_recv(&g, buf, len, src, tag);
 }
 
 int mpil_coll_sendrecv(MPI_Comm comm, const void *sbuf, size_t slen, int dest, void *rbuf,
@@ -184,7 +184,7 @@ int mpil_coll_sendrecv(MPI_Comm comm, const void *sbuf, size_t slen, int dest, v
 	coll_grp_t g;
 
 	coll_grp_comm(&g, comm);
-	return coll_sendrecv(&g, sbuf, slen, dest, rbuf, rlen, src, tag);
+	return mpil_grp_sendrecv(&g, sbuf, slen, dest, rbuf, rlen, src, tag);
 }
 
 /* ---- the node map ---------------------------------------------------------------------------
@@ -202,11 +202,11 @@ static struct {
 	bool oversub;	    /* some node has more ranks than CPUs */
 	int *node;	    /* [world size]: node id = the node's lowest world rank */
 	int *stamp, *idx;   /* [world size] scratch, by node id */
-	int *intra, *inter; /* [world size] scratch: the groups of coll_hier_get */
+	int *intra, *inter; /* [world size] scratch: the groups of mpil_coll_hier_get */
 	int gen;
 } nm;
 
-bool coll_oversubscribed(void)
+bool mpil_coll_oversubscribed(void)
 {
 	return nm.oversub;
 }
@@ -238,7 +238,7 @@ int mpil_coll_init(void)
 		info[2 * me + 1] = nm.oversub;
 		lay.base = (char *)info;
 		coll_grp_comm(&g, MPI_COMM_WORLD);
-		err = coll_allgather_ring(&g, &lay);
+		err = mpil_coll_allgather_ring(&g, &lay);
 		for (int w = 0; err == MPI_SUCCESS && w < ws; w++)
 			nm.oversub |= info[2 * w + 1] != 0;
 	}
@@ -277,7 +277,7 @@ static inline int node_of(MPI_Comm comm, int r)
 	return nm.node[mpil_comm_to_world(comm, r)];
 }
 
-bool coll_multinode(MPI_Comm comm)
+bool mpil_coll_multinode(MPI_Comm comm)
 {
 	int mine;
 
@@ -292,7 +292,7 @@ bool coll_multinode(MPI_Comm comm)
 	return false;
 }
 
-void coll_hier_get(MPI_Comm comm, int root, coll_hier_t *h)
+void mpil_coll_hier_get(MPI_Comm comm, int root, coll_hier_t *h)
 {
 	int p = comm->size, me = comm->rank, mykey = node_of(comm, me);
 	int nintra = 0, ninter = 0, myidx = 0, rep;
@@ -695,17 +695,17 @@ static void red_io_init(red_io_t *io, MPI_Op op, MPI_Datatype dt)
 	io->factor = 1;
 	io->shift = 0;
 	if (dt->flags & MPIL_DTF_PREDEFINED) {
-		coll_red_init(&io->rd, op, dt);
+		mpil_coll_red_init(&io->rd, op, dt);
 		io->direct = true;
 	} else if (op->predefined) {
 		MPI_Datatype b = dt->basic; /* not NULL: mpil_check_op made sure */
 
-		coll_red_init(&io->rd, op, b);
+		mpil_coll_red_init(&io->rd, op, b);
 		io->factor = (int)(dt->size / b->size);
 		io->direct = mpil_dt_contig(dt) && mpil_dt_contig(b);
 		io->shift = dt->true_lb;
 	} else {
-		coll_red_init(&io->rd, op, dt);
+		mpil_coll_red_init(&io->rd, op, dt);
 		io->direct = mpil_dt_contig(dt);
 	}
 }
@@ -728,7 +728,7 @@ static void *red_load(const red_io_t *io, const void *ubuf, int count, void **ba
 {
 	int n = red_n(io, count);
 	size_t bytes = tbytes(count, io->udt);
-	void *w = coll_red_alloc(&io->rd, n, base_p), *tmp;
+	void *w = mpil_coll_red_alloc(&io->rd, n, base_p), *tmp;
 
 	if (!w)
 		return NULL;
@@ -871,13 +871,13 @@ int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
 	coll_grp_comm(&g, comm);
 	n = red_n(&io, count);
 	if (io.direct) {
-		err = coll_reduce(&g, inplace ? NULL : red_wptr(&io, sendbuf),
-				  am_root ? red_wptr(&io, recvbuf) : NULL, n, &io.rd, root);
+		err = mpil_coll_reduce(&g, inplace ? NULL : red_wptr(&io, sendbuf),
+				       am_root ? red_wptr(&io, recvbuf) : NULL, n, &io.rd, root);
 	} else {
 		w = red_load(&io, inplace ? recvbuf : sendbuf, count, &base);
 		if (!w)
 			return coll_failed(comm, MPI_ERR_NO_MEM, F);
-		err = coll_reduce(&g, am_root ? NULL : w, am_root ? w : NULL, n, &io.rd, root);
+		err = mpil_coll_reduce(&g, am_root ? NULL : w, am_root ? w : NULL, n, &io.rd, root);
 		if (err == MPI_SUCCESS && am_root)
 			err = red_store(&io, w, recvbuf, count);
 		free(base);
@@ -918,18 +918,18 @@ static int reduce_all(const void *sendbuf, void *recvbuf, int count, MPI_Datatyp
 
 		w = red_wptr(&io, recvbuf);
 		if (kind == RED_ALL)
-			err = coll_allreduce(&g, s, w, n, &io.rd);
+			err = mpil_coll_allreduce(&g, s, w, n, &io.rd);
 		else
-			err = coll_scan(&g, s, w, n, &io.rd, kind == RED_EXSCAN);
+			err = mpil_coll_scan(&g, s, w, n, &io.rd, kind == RED_EXSCAN);
 		return ibx_likely(err == MPI_SUCCESS) ? MPI_SUCCESS : coll_failed(comm, err, F);
 	}
 	w = red_load(&io, inplace ? recvbuf : sendbuf, count, &base);
 	if (!w)
 		return coll_failed(comm, MPI_ERR_NO_MEM, F);
 	if (kind == RED_ALL)
-		err = coll_allreduce(&g, NULL, w, n, &io.rd);
+		err = mpil_coll_allreduce(&g, NULL, w, n, &io.rd);
 	else
-		err = coll_scan(&g, NULL, w, n, &io.rd, kind == RED_EXSCAN);
+		err = mpil_coll_scan(&g, NULL, w, n, &io.rd, kind == RED_EXSCAN);
 	if (err == MPI_SUCCESS && !(kind == RED_EXSCAN && comm->rank == 0))
 		err = red_store(&io, w, recvbuf, count);
 	free(base);
@@ -1002,14 +1002,14 @@ static int reduce_scatter(const void *sendbuf, void *recvbuf, const int *recvcou
 		counts[i] = red_n(&io, is_block ? block : recvcounts[i]);
 	coll_grp_comm(&g, comm);
 	if (io.direct) {
-		err = coll_reduce_scatter(&g, inplace ? NULL : red_wptr(&io, sendbuf),
-					  red_wptr(&io, recvbuf), counts, &io.rd);
+		err = mpil_coll_reduce_scatter(&g, inplace ? NULL : red_wptr(&io, sendbuf),
+					       red_wptr(&io, recvbuf), counts, &io.rd);
 	} else {
 		win = red_load(&io, inplace ? recvbuf : sendbuf, (int)total, &ibase);
-		wout = coll_red_alloc(&io.rd, counts[me], &obase);
+		wout = mpil_coll_red_alloc(&io.rd, counts[me], &obase);
 		err = MPI_ERR_NO_MEM;
 		if (win && wout)
-			err = coll_reduce_scatter(&g, win, wout, counts, &io.rd);
+			err = mpil_coll_reduce_scatter(&g, win, wout, counts, &io.rd);
 		if (err == MPI_SUCCESS)
 			err = red_store(&io, wout, recvbuf, mine);
 		free(ibase);
@@ -1131,9 +1131,9 @@ int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 	}
 	coll_grp_comm(&g, comm);
 	if (p > 2 && len <= COLL_GATHER_TREE_MAX)
-		err = coll_gather_binomial(&g, root, mine, mylen, &lay);
+		err = mpil_coll_gather_binomial(&g, root, mine, mylen, &lay);
 	else
-		err = coll_gather_linear(&g, root, mine, mylen, &lay);
+		err = mpil_coll_gather_linear(&g, root, mine, mylen, &lay);
 	if (err == MPI_SUCCESS && am_root)
 		lay_regular_done(&lay, recvbuf, recvcount, recvtype, p, inplace ? root : -1, rtmp);
 	else
@@ -1197,7 +1197,7 @@ int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 			goto out;
 	}
 	coll_grp_comm(&g, comm);
-	err = coll_gather_linear(&g, root, mine, mylen, &lay);
+	err = mpil_coll_gather_linear(&g, root, mine, mylen, &lay);
 	if (err == MPI_SUCCESS && am_root)
 		lay_v_done(&lay, recvbuf, recvcounts, displs, recvtype, p, inplace ? root : -1);
 out:
@@ -1262,9 +1262,9 @@ int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 	}
 	coll_grp_comm(&g, comm);
 	if (p > 2 && len <= COLL_GATHER_TREE_MAX)
-		err = coll_scatter_binomial(&g, root, &lay, mine, mylen);
+		err = mpil_coll_scatter_binomial(&g, root, &lay, mine, mylen);
 	else
-		err = coll_scatter_linear(&g, root, &lay, mine, mylen);
+		err = mpil_coll_scatter_linear(&g, root, &lay, mine, mylen);
 out:
 	if (err == MPI_SUCCESS && !inplace) {
 		tb_write_done(recvbuf, recvcount, recvtype, rtmp);
@@ -1329,7 +1329,7 @@ int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[
 			goto out;
 	}
 	coll_grp_comm(&g, comm);
-	err = coll_scatter_linear(&g, root, &lay, mine, mylen);
+	err = mpil_coll_scatter_linear(&g, root, &lay, mine, mylen);
 out:
 	if (err == MPI_SUCCESS && !inplace) {
 		tb_write_done(recvbuf, recvcount, recvtype, rtmp);
@@ -1383,9 +1383,9 @@ int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
 			     lay_ptr(&lay, me));
 	coll_grp_comm(&g, comm);
 	if (p > 2 && (size_t)p * len <= COLL_ALLGATHER_SHORT_MAX)
-		err = coll_allgather_bruck(&g, &lay);
+		err = mpil_coll_allgather_bruck(&g, &lay);
 	else
-		err = coll_allgather_ring(&g, &lay);
+		err = mpil_coll_allgather_ring(&g, &lay);
 	if (err == MPI_SUCCESS)
 		lay_regular_done(&lay, recvbuf, recvcount, recvtype, p, inplace ? me : -1, rtmp);
 	else
@@ -1437,7 +1437,7 @@ int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
 		mpil_dt_pack(recvtype, at(recvbuf, (MPI_Aint)displs[me] * recvtype->extent),
 			     recvcounts[me], lay_ptr(&lay, me));
 	coll_grp_comm(&g, comm);
-	err = coll_allgather_ring(&g, &lay);
+	err = mpil_coll_allgather_ring(&g, &lay);
 	if (err == MPI_SUCCESS)
 		lay_v_done(&lay, recvbuf, recvcounts, displs, recvtype, p, inplace ? me : -1);
 	free(mem);
@@ -1501,9 +1501,9 @@ int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 	if (p > 2 && slen <= COLL_ALLTOALL_BRUCK_MAX && slen == rlen) {
 		if (lay_ptr(&rlay, me) != lay_ptr(&slay, me))
 			memcpy(lay_ptr(&rlay, me), lay_ptr(&slay, me), slen);
-		err = coll_alltoall_bruck(&g, &slay, &rlay);
+		err = mpil_coll_alltoall_bruck(&g, &slay, &rlay);
 	} else {
-		err = coll_alltoall_pairwise(&g, &slay, &rlay, true);
+		err = mpil_coll_alltoall_pairwise(&g, &slay, &rlay, true);
 	}
 	if (err == MPI_SUCCESS) {
 		lay_regular_done(&rlay, recvbuf, recvcount, recvtype, p, -1, rtmp);
@@ -1590,7 +1590,7 @@ int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
 	if (err != MPI_SUCCESS)
 		goto out;
 	coll_grp_comm(&g, comm);
-	err = coll_alltoall_pairwise(&g, &slay, &rlay, true);
+	err = mpil_coll_alltoall_pairwise(&g, &slay, &rlay, true);
 	if (err == MPI_SUCCESS)
 		lay_v_done(&rlay, recvbuf, recvcounts, rdispls, recvtype, p, -1);
 out:

@@ -17,8 +17,8 @@
  */
 #include "coll_int.h"
 
-int coll_alltoall_pairwise(const coll_grp_t *g, const coll_lay_t *send, const coll_lay_t *recv,
-			   bool copy_own)
+int mpil_coll_alltoall_pairwise(const coll_grp_t *g, const coll_lay_t *send, const coll_lay_t *recv,
+				bool copy_own)
 {
 	int p = g->size, r = g->rank, err;
 	size_t own = lay_len(send, r) < lay_len(recv, r) ? lay_len(send, r) : lay_len(recv, r);
@@ -34,21 +34,21 @@ int coll_alltoall_pairwise(const coll_grp_t *g, const coll_lay_t *send, const co
 			 * under way: the engine moves data between the pieces. */
 			ibx_request_t rq[2];
 
-			err = coll_irecv(g, lay_ptr(recv, src), lay_len(recv, src), src,
-					 CT_ALLTOALL, &rq[0]);
+			err = mpil_grp_irecv(g, lay_ptr(recv, src), lay_len(recv, src), src,
+					     CT_ALLTOALL, &rq[0]);
 			if (err == MPI_SUCCESS)
-				err = coll_isend(g, lay_ptr(send, dst), lay_len(send, dst), dst,
-						 CT_ALLTOALL, &rq[1]);
+				err = mpil_grp_isend(g, lay_ptr(send, dst), lay_len(send, dst), dst,
+						     CT_ALLTOALL, &rq[1]);
 			if (err != MPI_SUCCESS) {
-				coll_abandon(rq, rq[0].completed && rq[0].status < 0 ? 0 : 1);
+				mpil_grp_abandon(rq, rq[0].completed && rq[0].status < 0 ? 0 : 1);
 				return err;
 			}
-			coll_copy_progress(lay_ptr(recv, r), lay_ptr(send, r), own);
-			err = coll_waitall(rq, 2);
+			mpil_coll_copy_progress(lay_ptr(recv, r), lay_ptr(send, r), own);
+			err = mpil_grp_waitall(rq, 2);
 		} else {
-			err =
-			    coll_sendrecv(g, lay_ptr(send, dst), lay_len(send, dst), dst,
-					  lay_ptr(recv, src), lay_len(recv, src), src, CT_ALLTOALL);
+			err = mpil_grp_sendrecv(g, lay_ptr(send, dst), lay_len(send, dst), dst,
+						lay_ptr(recv, src), lay_len(recv, src), src,
+						CT_ALLTOALL);
 		}
 		if (err != MPI_SUCCESS)
 			return err;
@@ -56,7 +56,7 @@ int coll_alltoall_pairwise(const coll_grp_t *g, const coll_lay_t *send, const co
 	return MPI_SUCCESS;
 }
 
-int coll_alltoall_bruck(const coll_grp_t *g, const coll_lay_t *send, const coll_lay_t *recv)
+int mpil_coll_alltoall_bruck(const coll_grp_t *g, const coll_lay_t *send, const coll_lay_t *recv)
 {
 	int p = g->size, r = g->rank, err = MPI_SUCCESS;
 	size_t len = send->len, half = (size_t)(p / 2 + 1) * len;
@@ -74,8 +74,8 @@ int coll_alltoall_bruck(const coll_grp_t *g, const coll_lay_t *send, const coll_
 		for (int i = k; i < p; i++)
 			if (i & k)
 				memcpy(out + (n++) * len, tmp + (size_t)i * len, len);
-		err = coll_sendrecv(g, out, n * len, (r + k) % p, in, n * len, (r - k + p) % p,
-				    CT_ALLTOALL);
+		err = mpil_grp_sendrecv(g, out, n * len, (r + k) % p, in, n * len, (r - k + p) % p,
+					CT_ALLTOALL);
 		if (err != MPI_SUCCESS)
 			goto out;
 		n = 0;

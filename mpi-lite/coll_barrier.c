@@ -12,13 +12,13 @@
  */
 #include "coll_int.h"
 
-int coll_barrier_flat(const coll_grp_t *g)
+int mpil_coll_barrier_flat(const coll_grp_t *g)
 {
 	int n = g->size, r = g->rank;
 
 	for (int k = 1; k < n; k <<= 1) {
-		int err =
-		    coll_sendrecv(g, NULL, 0, (r + k) % n, NULL, 0, (r - k + n) % n, CT_BARRIER);
+		int err = mpil_grp_sendrecv(g, NULL, 0, (r + k) % n, NULL, 0, (r - k + n) % n,
+					    CT_BARRIER);
 		if (err != MPI_SUCCESS)
 			return err;
 	}
@@ -33,9 +33,9 @@ static int fan_in(const coll_grp_t *g, int root)
 
 	for (int mask = 1; mask < n; mask <<= 1) {
 		if (vr & mask)
-			return coll_send(g, NULL, 0, (vr - mask + root) % n, CT_BARRIER_IN);
+			return mpil_grp_send(g, NULL, 0, (vr - mask + root) % n, CT_BARRIER_IN);
 		if (vr + mask < n) {
-			err = coll_recv(g, NULL, 0, (vr + mask + root) % n, CT_BARRIER_IN);
+			err = mpil_grp_recv(g, NULL, 0, (vr + mask + root) % n, CT_BARRIER_IN);
 			if (err != MPI_SUCCESS)
 				return err;
 		}
@@ -52,13 +52,13 @@ int mpil_barrier(MPI_Comm comm)
 	coll_grp_comm(&g, comm);
 	if (g.size == 1)
 		return MPI_SUCCESS;
-	if (!coll_multinode(comm))
-		return coll_barrier_flat(&g);
-	coll_hier_get(comm, 0, &h);
+	if (!mpil_coll_multinode(comm))
+		return mpil_coll_barrier_flat(&g);
+	mpil_coll_hier_get(comm, 0, &h);
 	err = fan_in(&h.intra, h.intra_root);
 	if (err == MPI_SUCCESS && h.is_rep)
-		err = coll_barrier_flat(&h.inter);
+		err = mpil_coll_barrier_flat(&h.inter);
 	if (err == MPI_SUCCESS)
-		err = coll_bcast_binomial(&h.intra, NULL, 0, h.intra_root, CT_BARRIER_OUT);
+		err = mpil_coll_bcast_binomial(&h.intra, NULL, 0, h.intra_root, CT_BARRIER_OUT);
 	return err;
 }

@@ -1,5 +1,5 @@
 /*
- * coll_bcast.c — broadcast of bytes within a group.
+ * mpil_coll_bcast.c — broadcast of bytes within a group.
  *
  * Short messages: binomial tree from the root (ranks relative to the root):
  *
@@ -35,13 +35,13 @@ static inline int real_rank(int vr, int root, int n)
 	return (vr + root) % n;
 }
 
-int coll_bcast_binomial(const coll_grp_t *g, void *buf, size_t len, int root, int tag)
+int mpil_coll_bcast_binomial(const coll_grp_t *g, void *buf, size_t len, int root, int tag)
 {
 	int n = g->size, vr = (g->rank - root + n) % n, mask = 1, err;
 
 	while (mask < n) {
 		if (vr & mask) {
-			err = coll_recv(g, buf, len, real_rank(vr - mask, root, n), tag);
+			err = mpil_grp_recv(g, buf, len, real_rank(vr - mask, root, n), tag);
 			if (err != MPI_SUCCESS)
 				return err;
 			break;
@@ -50,7 +50,7 @@ int coll_bcast_binomial(const coll_grp_t *g, void *buf, size_t len, int root, in
 	}
 	for (mask >>= 1; mask > 0; mask >>= 1) {
 		if (vr + mask < n) {
-			err = coll_send(g, buf, len, real_rank(vr + mask, root, n), tag);
+			err = mpil_grp_send(g, buf, len, real_rank(vr + mask, root, n), tag);
 			if (err != MPI_SUCCESS)
 				return err;
 		}
@@ -67,7 +67,7 @@ static inline size_t chunk_off(size_t len, int n, int i)
 	return off < len ? off : len;
 }
 
-int coll_bcast_scatter_ring(const coll_grp_t *g, void *vbuf, size_t len, int root)
+int mpil_coll_bcast_scatter_ring(const coll_grp_t *g, void *vbuf, size_t len, int root)
 {
 	int n = g->size, vr = (g->rank - root + n) % n, mask = 1, err;
 	char *buf = vbuf;
@@ -78,7 +78,8 @@ int coll_bcast_scatter_ring(const coll_grp_t *g, void *vbuf, size_t len, int roo
 			int hi = vr + mask < n ? vr + mask : n;
 			size_t a = chunk_off(len, n, vr), b = chunk_off(len, n, hi);
 
-			err = coll_recv(g, buf + a, b - a, real_rank(vr - mask, root, n), CT_BCAST);
+			err = mpil_grp_recv(g, buf + a, b - a, real_rank(vr - mask, root, n),
+					    CT_BCAST);
 			if (err != MPI_SUCCESS)
 				return err;
 			break;
@@ -90,7 +91,8 @@ int coll_bcast_scatter_ring(const coll_grp_t *g, void *vbuf, size_t len, int roo
 			int hi = vr + 2 * mask < n ? vr + 2 * mask : n;
 			size_t a = chunk_off(len, n, vr + mask), b = chunk_off(len, n, hi);
 
-			err = coll_send(g, buf + a, b - a, real_rank(vr + mask, root, n), CT_BCAST);
+			err = mpil_grp_send(g, buf + a, b - a, real_rank(vr + mask, root, n),
+					    CT_BCAST);
 			if (err != MPI_SUCCESS)
 				return err;
 		}
@@ -106,15 +108,15 @@ int coll_bcast_scatter_ring(const coll_grp_t *g, void *vbuf, size_t len, int roo
 		size_t ra = chunk_off(len, n, rc), rb = chunk_off(len, n, rc + 1);
 
 		if (vr == 0)
-			err = coll_send(g, buf + sa, sb - sa, real_rank(right, root, n),
-					CT_BCAST_RING);
+			err = mpil_grp_send(g, buf + sa, sb - sa, real_rank(right, root, n),
+					    CT_BCAST_RING);
 		else if (right == 0)
-			err = coll_recv(g, buf + ra, rb - ra, real_rank(left, root, n),
-					CT_BCAST_RING);
+			err = mpil_grp_recv(g, buf + ra, rb - ra, real_rank(left, root, n),
+					    CT_BCAST_RING);
 		else
-			err =
-			    coll_sendrecv(g, buf + sa, sb - sa, real_rank(right, root, n), buf + ra,
-					  rb - ra, real_rank(left, root, n), CT_BCAST_RING);
+			err = mpil_grp_sendrecv(g, buf + sa, sb - sa, real_rank(right, root, n),
+						buf + ra, rb - ra, real_rank(left, root, n),
+						CT_BCAST_RING);
 		if (err != MPI_SUCCESS)
 			return err;
 	}
@@ -125,9 +127,9 @@ int coll_bcast_scatter_ring(const coll_grp_t *g, void *vbuf, size_t len, int roo
 static int bcast_linear(const coll_grp_t *g, void *buf, size_t len, int root, int tag)
 {
 	if (g->rank != root)
-		return coll_recv(g, buf, len, root, tag);
+		return mpil_grp_recv(g, buf, len, root, tag);
 	for (int i = 1; i < g->size; i++) {
-		int err = coll_send(g, buf, len, (root + i) % g->size, tag);
+		int err = mpil_grp_send(g, buf, len, (root + i) % g->size, tag);
 
 		if (err != MPI_SUCCESS)
 			return err;
@@ -141,15 +143,15 @@ static int bcast_flat(const coll_grp_t *g, void *buf, size_t len, int root, int 
 {
 	if (g->size == 1 || len == 0)
 		return MPI_SUCCESS;
-	if (local && g->size > 2 && g->size <= COLL_BCAST_LINEAR_MAX && coll_oversubscribed())
+	if (local && g->size > 2 && g->size <= COLL_BCAST_LINEAR_MAX && mpil_coll_oversubscribed())
 		return bcast_linear(g, buf, len, root, tag);
 	if (g->size == 2 || len <= COLL_BCAST_SHORT_MAX || len < (size_t)g->size ||
-	    coll_oversubscribed())
-		return coll_bcast_binomial(g, buf, len, root, tag);
-	return coll_bcast_scatter_ring(g, buf, len, root);
+	    mpil_coll_oversubscribed())
+		return mpil_coll_bcast_binomial(g, buf, len, root, tag);
+	return mpil_coll_bcast_scatter_ring(g, buf, len, root);
 }
 
-int coll_bcast(const coll_grp_t *g, void *buf, size_t len, int root)
+int mpil_coll_bcast(const coll_grp_t *g, void *buf, size_t len, int root)
 {
 	coll_hier_t h;
 	int err;
@@ -158,9 +160,9 @@ int coll_bcast(const coll_grp_t *g, void *buf, size_t len, int root)
 		return MPI_SUCCESS;
 	if (g->ranks) /* a subgroup: where its members run is not known here */
 		return bcast_flat(g, buf, len, root, CT_BCAST, false);
-	if (!coll_multinode(g->comm))
+	if (!mpil_coll_multinode(g->comm))
 		return bcast_flat(g, buf, len, root, CT_BCAST, true);
-	coll_hier_get(g->comm, root, &h);
+	mpil_coll_hier_get(g->comm, root, &h);
 	if (h.is_rep && h.inter.size > 1) {
 		err = bcast_flat(&h.inter, buf, len, h.inter_root, CT_BCAST, false);
 		if (err != MPI_SUCCESS)
@@ -174,5 +176,5 @@ int mpil_bcast_bytes(void *buf, size_t len, int root, MPI_Comm comm)
 	coll_grp_t g;
 
 	coll_grp_comm(&g, comm);
-	return coll_bcast(&g, buf, len, root);
+	return mpil_coll_bcast(&g, buf, len, root);
 }

@@ -39,22 +39,22 @@ static int subtree(int v, int p, int *mask_p)
 static int wait_started(ibx_request_t *rq, int k, int err)
 {
 	if (err != MPI_SUCCESS) {
-		coll_abandon(rq, k);
+		mpil_grp_abandon(rq, k);
 		return err;
 	}
-	return coll_waitall(rq, k);
+	return mpil_grp_waitall(rq, k);
 }
 
 /* ---- gather -------------------------------------------------------------------------------- */
 
-int coll_gather_linear(const coll_grp_t *g, int root, const void *mine, size_t mylen,
-		       const coll_lay_t *recv)
+int mpil_coll_gather_linear(const coll_grp_t *g, int root, const void *mine, size_t mylen,
+			    const coll_lay_t *recv)
 {
 	int p = g->size, k = 0, err = MPI_SUCCESS;
 	ibx_request_t *rq;
 
 	if (g->rank != root)
-		return coll_send(g, mine, mylen, root, CT_GATHER);
+		return mpil_grp_send(g, mine, mylen, root, CT_GATHER);
 	if (mine)
 		memcpy(lay_ptr(recv, root), mine,
 		       mylen < lay_len(recv, root) ? mylen : lay_len(recv, root));
@@ -66,7 +66,7 @@ int coll_gather_linear(const coll_grp_t *g, int root, const void *mine, size_t m
 	for (int i = 0; i < p && err == MPI_SUCCESS; i++) {
 		if (i == root)
 			continue;
-		err = coll_irecv(g, lay_ptr(recv, i), lay_len(recv, i), i, CT_GATHER, &rq[k]);
+		err = mpil_grp_irecv(g, lay_ptr(recv, i), lay_len(recv, i), i, CT_GATHER, &rq[k]);
 		if (err == MPI_SUCCESS)
 			k++;
 	}
@@ -75,8 +75,8 @@ int coll_gather_linear(const coll_grp_t *g, int root, const void *mine, size_t m
 	return err;
 }
 
-int coll_gather_binomial(const coll_grp_t *g, int root, const void *mine, size_t mylen,
-			 const coll_lay_t *recv)
+int mpil_coll_gather_binomial(const coll_grp_t *g, int root, const void *mine, size_t mylen,
+			      const coll_lay_t *recv)
 {
 	size_t len = recv->len; /* every block's size (mylen: this rank's, the same but at
 				 * a root that sends less than it receives) */
@@ -86,7 +86,7 @@ int coll_gather_binomial(const coll_grp_t *g, int root, const void *mine, size_t
 
 	sub = subtree(vr, p, &mask);
 	if (sub == 1 && vr != 0)
-		return coll_send(g, mine, mylen, (vr - mask + root) % p, CT_GATHER);
+		return mpil_grp_send(g, mine, mylen, (vr - mask + root) % p, CT_GATHER);
 	/* Rank 0 as root of a dense buffer receives in place. */
 	direct = vr == 0 && root == 0 && !recv->off && recv->stride == len;
 	tmp = direct ? recv->base : malloc((size_t)sub * len + 1);
@@ -102,13 +102,13 @@ int coll_gather_binomial(const coll_grp_t *g, int root, const void *mine, size_t
 	for (int m = 1; m < mask && vr + m < p; m <<= 1) {
 		int child = vr + m, csub = child + m < p ? m : p - child;
 
-		err = coll_recv(g, tmp + (size_t)m * len, (size_t)csub * len, (child + root) % p,
-				CT_GATHER);
+		err = mpil_grp_recv(g, tmp + (size_t)m * len, (size_t)csub * len,
+				    (child + root) % p, CT_GATHER);
 		if (err != MPI_SUCCESS)
 			goto out;
 	}
 	if (vr != 0) {
-		err = coll_send(g, tmp, (size_t)sub * len, (vr - mask + root) % p, CT_GATHER);
+		err = mpil_grp_send(g, tmp, (size_t)sub * len, (vr - mask + root) % p, CT_GATHER);
 	} else if (!direct) {
 		for (int j = first; j < p; j++)
 			memcpy(lay_ptr(recv, (j + root) % p), tmp + (size_t)j * len, len);
@@ -121,14 +121,14 @@ out:
 
 /* ---- scatter ------------------------------------------------------------------------------- */
 
-int coll_scatter_linear(const coll_grp_t *g, int root, const coll_lay_t *send, void *mine,
-			size_t mylen)
+int mpil_coll_scatter_linear(const coll_grp_t *g, int root, const coll_lay_t *send, void *mine,
+			     size_t mylen)
 {
 	int p = g->size, k = 0, err = MPI_SUCCESS;
 	ibx_request_t *rq;
 
 	if (g->rank != root)
-		return coll_recv(g, mine, mylen, root, CT_SCATTER);
+		return mpil_grp_recv(g, mine, mylen, root, CT_SCATTER);
 	if (mine)
 		memcpy(mine, lay_ptr(send, root),
 		       mylen < lay_len(send, root) ? mylen : lay_len(send, root));
@@ -140,7 +140,7 @@ int coll_scatter_linear(const coll_grp_t *g, int root, const coll_lay_t *send, v
 	for (int i = 0; i < p && err == MPI_SUCCESS; i++) {
 		if (i == root)
 			continue;
-		err = coll_isend(g, lay_ptr(send, i), lay_len(send, i), i, CT_SCATTER, &rq[k]);
+		err = mpil_grp_isend(g, lay_ptr(send, i), lay_len(send, i), i, CT_SCATTER, &rq[k]);
 		if (err == MPI_SUCCESS)
 			k++;
 	}
@@ -149,8 +149,8 @@ int coll_scatter_linear(const coll_grp_t *g, int root, const coll_lay_t *send, v
 	return err;
 }
 
-int coll_scatter_binomial(const coll_grp_t *g, int root, const coll_lay_t *send, void *mine,
-			  size_t mylen)
+int mpil_coll_scatter_binomial(const coll_grp_t *g, int root, const coll_lay_t *send, void *mine,
+			       size_t mylen)
 {
 	size_t len = send->len; /* every block's size, set on every rank */
 	int p = g->size, vr = (g->rank - root + p) % p, mask, sub, err = MPI_SUCCESS;
@@ -159,7 +159,7 @@ int coll_scatter_binomial(const coll_grp_t *g, int root, const coll_lay_t *send,
 
 	sub = subtree(vr, p, &mask);
 	if (sub == 1 && vr != 0)
-		return coll_recv(g, mine, mylen, (vr - mask + root) % p, CT_SCATTER);
+		return mpil_grp_recv(g, mine, mylen, (vr - mask + root) % p, CT_SCATTER);
 	direct = vr == 0 && root == 0 && !send->off && send->stride == len;
 	tmp = direct ? send->base : malloc((size_t)sub * len + 1);
 	if (!tmp)
@@ -169,7 +169,7 @@ int coll_scatter_binomial(const coll_grp_t *g, int root, const coll_lay_t *send,
 			for (int j = 0; j < p; j++)
 				memcpy(tmp + (size_t)j * len, lay_ptr(send, (j + root) % p), len);
 	} else {
-		err = coll_recv(g, tmp, (size_t)sub * len, (vr - mask + root) % p, CT_SCATTER);
+		err = mpil_grp_recv(g, tmp, (size_t)sub * len, (vr - mask + root) % p, CT_SCATTER);
 		if (err != MPI_SUCCESS)
 			goto out;
 	}
@@ -180,8 +180,8 @@ int coll_scatter_binomial(const coll_grp_t *g, int root, const coll_lay_t *send,
 			continue;
 		int csub = child + m < p ? m : p - child;
 
-		err = coll_send(g, tmp + (size_t)m * len, (size_t)csub * len, (child + root) % p,
-				CT_SCATTER);
+		err = mpil_grp_send(g, tmp + (size_t)m * len, (size_t)csub * len,
+				    (child + root) % p, CT_SCATTER);
 		if (err != MPI_SUCCESS)
 			goto out;
 	}
@@ -195,14 +195,15 @@ out:
 
 /* ---- allgather ----------------------------------------------------------------------------- */
 
-int coll_allgather_ring(const coll_grp_t *g, const coll_lay_t *recv)
+int mpil_coll_allgather_ring(const coll_grp_t *g, const coll_lay_t *recv)
 {
 	int p = g->size, r = g->rank, left = (r - 1 + p) % p, right = (r + 1) % p;
 
 	for (int s = 0; s < p - 1; s++) {
 		int sb = (r - s + p) % p, rb = (r - s - 1 + p) % p;
-		int err = coll_sendrecv(g, lay_ptr(recv, sb), lay_len(recv, sb), right,
-					lay_ptr(recv, rb), lay_len(recv, rb), left, CT_ALLGATHER);
+		int err =
+		    mpil_grp_sendrecv(g, lay_ptr(recv, sb), lay_len(recv, sb), right,
+				      lay_ptr(recv, rb), lay_len(recv, rb), left, CT_ALLGATHER);
 
 		if (err != MPI_SUCCESS)
 			return err;
@@ -210,7 +211,7 @@ int coll_allgather_ring(const coll_grp_t *g, const coll_lay_t *recv)
 	return MPI_SUCCESS;
 }
 
-int coll_allgather_bruck(const coll_grp_t *g, const coll_lay_t *recv)
+int mpil_coll_allgather_bruck(const coll_grp_t *g, const coll_lay_t *recv)
 {
 	int p = g->size, r = g->rank, err = MPI_SUCCESS;
 	size_t len = recv->len;
@@ -222,9 +223,9 @@ int coll_allgather_bruck(const coll_grp_t *g, const coll_lay_t *recv)
 	for (int d = 1; d < p; d <<= 1) {
 		int cnt = d < p - d ? d : p - d;
 
-		err =
-		    coll_sendrecv(g, tmp, (size_t)cnt * len, (r - d + p) % p, tmp + (size_t)d * len,
-				  (size_t)cnt * len, (r + d) % p, CT_ALLGATHER);
+		err = mpil_grp_sendrecv(g, tmp, (size_t)cnt * len, (r - d + p) % p,
+					tmp + (size_t)d * len, (size_t)cnt * len, (r + d) % p,
+					CT_ALLGATHER);
 		if (err != MPI_SUCCESS)
 			goto out;
 	}

@@ -9,12 +9,12 @@
  *                   bytes (contiguous types in place, others packed through
  *                   mpil_dt_pack/unpack), choice of algorithm by size
  *   coll_barrier.c  dissemination; node-aware fan-in / leaders / fan-out
- *   coll_bcast.c    binomial; scatter + ring allgather; node-aware
- *   coll_reduce.c   reduce, allreduce, reduce-scatter (trees, recursive
+ *   mpil_coll_bcast.c    binomial; scatter + ring allgather; node-aware
+ *   mpil_coll_reduce.c   reduce, allreduce, reduce-scatter (trees, recursive
  *                   doubling, rings, node-aware)
  *   coll_gather.c   gather(v), scatter(v), allgather(v)
  *   coll_alltoall.c alltoall(v): Bruck, pairwise exchange
- *   coll_scan.c     scan, exscan: recursive doubling
+ *   mpil_coll_scan.c     scan, exscan: recursive doubling
  *
  * Every algorithm runs on a coll_grp_t: a list of ranks of one
  * communicator (all of it, or one node's members, or the node leaders) and
@@ -82,22 +82,22 @@ static inline int coll_world(const coll_grp_t *g, int r)
 }
 
 /* Blocking transfers between group ranks (mpil_coll_send & co. for groups). */
-int coll_send(const coll_grp_t *g, const void *buf, size_t len, int dst, int tag);
-int coll_recv(const coll_grp_t *g, void *buf, size_t len, int src, int tag);
-int coll_sendrecv(const coll_grp_t *g, const void *sbuf, size_t slen, int dst, void *rbuf,
-		  size_t rlen, int src, int tag);
+int mpil_grp_send(const coll_grp_t *g, const void *buf, size_t len, int dst, int tag);
+int mpil_grp_recv(const coll_grp_t *g, void *buf, size_t len, int src, int tag);
+int mpil_grp_sendrecv(const coll_grp_t *g, const void *sbuf, size_t slen, int dst, void *rbuf,
+		      size_t rlen, int src, int tag);
 
 /* Nonblocking ones: @rq is the caller's and stays in place until waited
  * for. On an error nothing was started and *rq is marked complete with it,
- * so coll_waitall() may still be called on the whole array. */
-int coll_isend(const coll_grp_t *g, const void *buf, size_t len, int dst, int tag,
-	       ibx_request_t *rq);
-int coll_irecv(const coll_grp_t *g, void *buf, size_t len, int src, int tag, ibx_request_t *rq);
+ * so mpil_grp_waitall() may still be called on the whole array. */
+int mpil_grp_isend(const coll_grp_t *g, const void *buf, size_t len, int dst, int tag,
+		   ibx_request_t *rq);
+int mpil_grp_irecv(const coll_grp_t *g, void *buf, size_t len, int src, int tag, ibx_request_t *rq);
 /* Waits for all @n; returns the first error (MPI class). */
-int coll_waitall(ibx_request_t *rq, int n);
+int mpil_grp_waitall(ibx_request_t *rq, int n);
 /* After a failure to start request @n: waits for the ones started before
  * it (receives are withdrawn when they have not matched yet). */
-void coll_abandon(ibx_request_t *rq, int n);
+void mpil_grp_abandon(ibx_request_t *rq, int n);
 
 /* ---- the node map --------------------------------------------------------------------- */
 
@@ -113,15 +113,15 @@ typedef struct coll_hier {
 } coll_hier_t;
 
 /* True when @comm spans more than one node (and node-aware algorithms are
- * enabled): then coll_hier_get() fills @h for @root (any rank for rooted
+ * enabled): then mpil_coll_hier_get() fills @h for @root (any rank for rooted
  * collectives, 0 for the others). The arrays behind @h are shared scratch,
  * valid until the next call. */
-bool coll_multinode(MPI_Comm comm);
-void coll_hier_get(MPI_Comm comm, int root, coll_hier_t *h);
+bool mpil_coll_multinode(MPI_Comm comm);
+void mpil_coll_hier_get(MPI_Comm comm, int root, coll_hier_t *h);
 
 /* True when some node of the job runs more ranks than it has CPUs (the
  * same answer on every rank, so algorithm choices based on it agree). */
-bool coll_oversubscribed(void);
+bool mpil_coll_oversubscribed(void);
 
 /* ---- block layouts (the gather family) -------------------------------------------------- */
 
@@ -148,37 +148,37 @@ static inline size_t lay_len(const coll_lay_t *l, int i)
 /* gather: @mine (mylen bytes; NULL at the root means "already in place")
  * to block g->rank of @recv at @root. The binomial tree needs equal blocks
  * and recv->len set to their size on every rank (base: root only). */
-int coll_gather_linear(const coll_grp_t *g, int root, const void *mine, size_t mylen,
-		       const coll_lay_t *recv);
-int coll_gather_binomial(const coll_grp_t *g, int root, const void *mine, size_t mylen,
-			 const coll_lay_t *recv);
+int mpil_coll_gather_linear(const coll_grp_t *g, int root, const void *mine, size_t mylen,
+			    const coll_lay_t *recv);
+int mpil_coll_gather_binomial(const coll_grp_t *g, int root, const void *mine, size_t mylen,
+			      const coll_lay_t *recv);
 /* scatter: block i of @send at @root to rank i's @mine (NULL at the root:
  * leave the root's block where it is). The binomial tree needs equal
  * blocks and send->len set to their size on every rank. */
-int coll_scatter_linear(const coll_grp_t *g, int root, const coll_lay_t *send, void *mine,
-			size_t mylen);
-int coll_scatter_binomial(const coll_grp_t *g, int root, const coll_lay_t *send, void *mine,
-			  size_t mylen);
+int mpil_coll_scatter_linear(const coll_grp_t *g, int root, const coll_lay_t *send, void *mine,
+			     size_t mylen);
+int mpil_coll_scatter_binomial(const coll_grp_t *g, int root, const coll_lay_t *send, void *mine,
+			       size_t mylen);
 /* allgather: every rank's own block is already in place in @recv. */
-int coll_allgather_ring(const coll_grp_t *g, const coll_lay_t *recv);
-int coll_allgather_bruck(const coll_grp_t *g, const coll_lay_t *recv);
+int mpil_coll_allgather_ring(const coll_grp_t *g, const coll_lay_t *recv);
+int mpil_coll_allgather_bruck(const coll_grp_t *g, const coll_lay_t *recv);
 
 /* alltoall: block i of @send goes to rank i's block g->rank of @recv. The
  * own block: pairwise copies it when @copy_own (overlapped with the first
  * exchange when large); for Bruck the caller has copied it already. */
-int coll_alltoall_pairwise(const coll_grp_t *g, const coll_lay_t *send, const coll_lay_t *recv,
-			   bool copy_own);
-int coll_alltoall_bruck(const coll_grp_t *g, const coll_lay_t *send, const coll_lay_t *recv);
+int mpil_coll_alltoall_pairwise(const coll_grp_t *g, const coll_lay_t *send, const coll_lay_t *recv,
+				bool copy_own);
+int mpil_coll_alltoall_bruck(const coll_grp_t *g, const coll_lay_t *send, const coll_lay_t *recv);
 
 /* memcpy in pieces with a pass of the progress engine between them, so
  * that transfers already started keep moving during a large local copy. */
-void coll_copy_progress(void *dst, const void *src, size_t len);
+void mpil_coll_copy_progress(void *dst, const void *src, size_t len);
 
 /* ---- broadcast and barrier ------------------------------------------------------------- */
-int coll_bcast_binomial(const coll_grp_t *g, void *buf, size_t len, int root, int tag);
-int coll_bcast_scatter_ring(const coll_grp_t *g, void *buf, size_t len, int root);
-int coll_bcast(const coll_grp_t *g, void *buf, size_t len, int root);
-int coll_barrier_flat(const coll_grp_t *g);
+int mpil_coll_bcast_binomial(const coll_grp_t *g, void *buf, size_t len, int root, int tag);
+int mpil_coll_bcast_scatter_ring(const coll_grp_t *g, void *buf, size_t len, int root);
+int mpil_coll_bcast(const coll_grp_t *g, void *buf, size_t len, int root);
+int mpil_coll_barrier_flat(const coll_grp_t *g);
 
 /* ---- reductions ---------------------------------------------------------------------------
  *
@@ -200,7 +200,7 @@ typedef struct coll_red {
 	bool commute;
 } coll_red_t;
 
-void coll_red_init(coll_red_t *rd, MPI_Op op, MPI_Datatype dt);
+void mpil_coll_red_init(coll_red_t *rd, MPI_Op op, MPI_Datatype dt);
 
 /* Bytes that @n elements span (what a transfer of a work buffer moves). */
 static inline size_t red_span(const coll_red_t *rd, int n)
@@ -226,22 +226,23 @@ static inline void red_apply(const coll_red_t *rd, const void *in, void *inout, 
 
 /* A work buffer for @n elements: *base_p is what to free, the return value
  * what to use as the buffer pointer. NULL when out of memory. */
-void *coll_red_alloc(const coll_red_t *rd, int n, void **base_p);
+void *mpil_coll_red_alloc(const coll_red_t *rd, int n, void **base_p);
 
 /* Reduce to @root: @sbuf (NULL: the input is in @rbuf) on every rank,
  * @rbuf the result at the root (other ranks: may be NULL). */
-int coll_reduce(const coll_grp_t *g, const void *sbuf, void *rbuf, int n, const coll_red_t *rd,
-		int root);
+int mpil_coll_reduce(const coll_grp_t *g, const void *sbuf, void *rbuf, int n, const coll_red_t *rd,
+		     int root);
 /* Allreduce: @sbuf NULL means in place. */
-int coll_allreduce(const coll_grp_t *g, const void *sbuf, void *rbuf, int n, const coll_red_t *rd);
+int mpil_coll_allreduce(const coll_grp_t *g, const void *sbuf, void *rbuf, int n,
+			const coll_red_t *rd);
 /* Reduce-scatter: @sbuf (NULL: in @rbuf) holds sum(counts) elements; rank
  * i gets the reduction of its counts[i] elements (at offset
  * sum(counts[0..i)) of the input) in @rbuf. */
-int coll_reduce_scatter(const coll_grp_t *g, const void *sbuf, void *rbuf, const int *counts,
-			const coll_red_t *rd);
+int mpil_coll_reduce_scatter(const coll_grp_t *g, const void *sbuf, void *rbuf, const int *counts,
+			     const coll_red_t *rd);
 /* Inclusive (@exclusive false) or exclusive prefix reduction. */
-int coll_scan(const coll_grp_t *g, const void *sbuf, void *rbuf, int n, const coll_red_t *rd,
-	      bool exclusive);
+int mpil_coll_scan(const coll_grp_t *g, const void *sbuf, void *rbuf, int n, const coll_red_t *rd,
+		   bool exclusive);
 
 /* Sizes that choose algorithms (bytes). */
 #define COLL_BCAST_SHORT_MAX	 (64 * 1024) /* binomial tree up to this */
@@ -252,6 +253,6 @@ int coll_scan(const coll_grp_t *g, const void *sbuf, void *rbuf, int n, const co
 #define COLL_ALLGATHER_SHORT_MAX (32 * 1024) /* Bruck allgather: total bytes */
 #define COLL_ALLTOALL_BRUCK_MAX	 256	     /* Bruck alltoall: block size */
 #define COLL_COPY_OVERLAP_MIN	 (64 * 1024) /* own block copied during the exchange */
-#define COLL_COPY_PIECE		 (32 * 1024) /* coll_copy_progress: bytes per piece */
+#define COLL_COPY_PIECE		 (32 * 1024) /* mpil_coll_copy_progress: bytes per piece */
 
 #endif /* MPIL_COLL_INT_H */

@@ -1,5 +1,5 @@
 /*
- * coll_reduce.c — reduce, allreduce and reduce-scatter within a group, on
+ * mpil_coll_reduce.c — reduce, allreduce and reduce-scatter within a group, on
  * work buffers (coll_int.h: "Reductions").
  *
  * Operands are always combined lower rank first (x_lo op x_hi), so
@@ -51,7 +51,7 @@
  */
 #include "coll_int.h"
 
-void coll_red_init(coll_red_t *rd, MPI_Op op, MPI_Datatype dt)
+void mpil_coll_red_init(coll_red_t *rd, MPI_Op op, MPI_Datatype dt)
 {
 	rd->op = op;
 	rd->dt = dt;
@@ -61,7 +61,7 @@ void coll_red_init(coll_red_t *rd, MPI_Op op, MPI_Datatype dt)
 	rd->commute = op->commutative;
 }
 
-void *coll_red_alloc(const coll_red_t *rd, int n, void **base_p)
+void *mpil_coll_red_alloc(const coll_red_t *rd, int n, void **base_p)
 {
 	size_t bytes = red_span(rd, n);
 	char *base = malloc(bytes ? bytes : 1);
@@ -80,12 +80,12 @@ static void red_copy(const coll_red_t *rd, void *dst, const void *src, int n)
 static int red_send(const coll_grp_t *g, const coll_red_t *rd, const void *buf, int n, int dst,
 		    int tag)
 {
-	return coll_send(g, red_first(rd, (void *)buf), red_span(rd, n), dst, tag);
+	return mpil_grp_send(g, red_first(rd, (void *)buf), red_span(rd, n), dst, tag);
 }
 
 static int red_recv(const coll_grp_t *g, const coll_red_t *rd, void *buf, int n, int src, int tag)
 {
-	return coll_recv(g, red_first(rd, buf), red_span(rd, n), src, tag);
+	return mpil_grp_recv(g, red_first(rd, buf), red_span(rd, n), src, tag);
 }
 
 /* First element of segment @i when @count elements are split in @n. */
@@ -121,7 +121,7 @@ static int reduce_binomial(const coll_grp_t *g, const void *in, void *rbuf, int 
 
 		for (int i = 0; i < 2 && !x; i++) {
 			if (i >= nspare) {
-				spare[i] = coll_red_alloc(rd, n, &base[i]);
+				spare[i] = mpil_coll_red_alloc(rd, n, &base[i]);
 				if (!spare[i]) {
 					err = MPI_ERR_NO_MEM;
 					goto out;
@@ -166,8 +166,8 @@ static int rs_ring(const coll_grp_t *g, char *acc, char *tmp, const int *counts,
 	for (int s = 0; s < p - 1; s++) {
 		int ss = (r - s - 1 + p) % p, rs = (r - s - 2 + 2 * p) % p;
 
-		err = coll_sendrecv(g, acc + (size_t)displs[ss] * ext, (size_t)counts[ss] * ext,
-				    right, tmp, (size_t)counts[rs] * ext, left, tag);
+		err = mpil_grp_sendrecv(g, acc + (size_t)displs[ss] * ext, (size_t)counts[ss] * ext,
+					right, tmp, (size_t)counts[rs] * ext, left, tag);
 		if (err != MPI_SUCCESS)
 			return err;
 		red_apply(rd, tmp, acc + (size_t)displs[rs] * ext, counts[rs]);
@@ -205,7 +205,7 @@ static int reduce_rs_gather(const coll_grp_t *g, const void *in, void *rbuf, int
 	if (r == root) {
 		acc = rbuf;
 	} else {
-		acc = coll_red_alloc(rd, n, &acc_base);
+		acc = mpil_coll_red_alloc(rd, n, &acc_base);
 		if (!acc) {
 			err = MPI_ERR_NO_MEM;
 			goto out;
@@ -221,8 +221,8 @@ static int reduce_rs_gather(const coll_grp_t *g, const void *in, void *rbuf, int
 	if (err != MPI_SUCCESS)
 		goto out;
 	if (r != root) {
-		err = coll_send(g, acc + (size_t)displs[r] * ext, (size_t)counts[r] * ext, root,
-				CT_RED_GATHER);
+		err = mpil_grp_send(g, acc + (size_t)displs[r] * ext, (size_t)counts[r] * ext, root,
+				    CT_RED_GATHER);
 	} else {
 		ibx_request_t *rq = malloc((size_t)p * sizeof(*rq));
 		int k = 0;
@@ -234,15 +234,15 @@ static int reduce_rs_gather(const coll_grp_t *g, const void *in, void *rbuf, int
 		for (int i = 0; i < p && err == MPI_SUCCESS; i++) {
 			if (i == root)
 				continue;
-			err = coll_irecv(g, acc + (size_t)displs[i] * ext, (size_t)counts[i] * ext,
-					 i, CT_RED_GATHER, &rq[k]);
+			err = mpil_grp_irecv(g, acc + (size_t)displs[i] * ext,
+					     (size_t)counts[i] * ext, i, CT_RED_GATHER, &rq[k]);
 			if (err != MPI_SUCCESS)
-				coll_abandon(rq, k);
+				mpil_grp_abandon(rq, k);
 			else
 				k++;
 		}
 		if (err == MPI_SUCCESS)
-			err = coll_waitall(rq, k);
+			err = mpil_grp_waitall(rq, k);
 		free(rq);
 	}
 out:
@@ -265,8 +265,8 @@ static int reduce_flat(const coll_grp_t *g, const void *in, void *rbuf, int n, c
 	return reduce_binomial(g, in, rbuf, n, rd, root);
 }
 
-int coll_reduce(const coll_grp_t *g, const void *sbuf, void *rbuf, int n, const coll_red_t *rd,
-		int root)
+int mpil_coll_reduce(const coll_grp_t *g, const void *sbuf, void *rbuf, int n, const coll_red_t *rd,
+		     int root)
 {
 	const void *in = sbuf ? sbuf : rbuf;
 	coll_hier_t h;
@@ -276,14 +276,14 @@ int coll_reduce(const coll_grp_t *g, const void *sbuf, void *rbuf, int n, const 
 
 	if (n == 0)
 		return MPI_SUCCESS;
-	if (g->ranks || !rd->commute || !coll_multinode(g->comm))
+	if (g->ranks || !rd->commute || !mpil_coll_multinode(g->comm))
 		return reduce_flat(g, in, rbuf, n, rd, root);
 	/* Inside each node to its representative (the root on its node),
 	 * then among the representatives to the root. */
-	coll_hier_get(g->comm, root, &h);
+	mpil_coll_hier_get(g->comm, root, &h);
 	if (!h.is_rep)
 		return reduce_flat(&h.intra, in, NULL, n, rd, h.intra_root);
-	acc = g->rank == root ? rbuf : coll_red_alloc(rd, n, &base);
+	acc = g->rank == root ? rbuf : mpil_coll_red_alloc(rd, n, &base);
 	if (!acc)
 		return MPI_ERR_NO_MEM;
 	err = reduce_flat(&h.intra, in, acc, n, rd, h.intra_root);
@@ -349,7 +349,7 @@ static int allreduce_recursive_doubling(const coll_grp_t *g, char *rbuf, int n,
 {
 	int r = g->rank, pof2, rem, newrank, err;
 	void *tbase;
-	char *acc = rbuf, *tmp = coll_red_alloc(rd, n, &tbase);
+	char *acc = rbuf, *tmp = mpil_coll_red_alloc(rd, n, &tbase);
 
 	if (!tmp)
 		return MPI_ERR_NO_MEM;
@@ -360,8 +360,9 @@ static int allreduce_recursive_doubling(const coll_grp_t *g, char *rbuf, int n,
 		for (int mask = 1; mask < pof2; mask <<= 1) {
 			int dst = fold_real_rank(newrank ^ mask, rem);
 
-			err = coll_sendrecv(g, red_first(rd, acc), red_span(rd, n), dst,
-					    red_first(rd, tmp), red_span(rd, n), dst, CT_ALLRED_RD);
+			err = mpil_grp_sendrecv(g, red_first(rd, acc), red_span(rd, n), dst,
+						red_first(rd, tmp), red_span(rd, n), dst,
+						CT_ALLRED_RD);
 			if (err != MPI_SUCCESS)
 				goto out;
 			if (dst < r) {
@@ -393,15 +394,15 @@ static int allreduce_pair(const coll_grp_t *g, const void *sbuf, char *rbuf, int
 	char *tmp;
 
 	if (sbuf) {
-		err = coll_sendrecv(g, sbuf, bytes, other, rbuf, bytes, other, CT_ALLRED_RD);
+		err = mpil_grp_sendrecv(g, sbuf, bytes, other, rbuf, bytes, other, CT_ALLRED_RD);
 		if (err == MPI_SUCCESS)
 			red_apply(rd, sbuf, rbuf, n); /* mine op theirs */
 		return err;
 	}
-	tmp = coll_red_alloc(rd, n, &tbase);
+	tmp = mpil_coll_red_alloc(rd, n, &tbase);
 	if (!tmp)
 		return MPI_ERR_NO_MEM;
-	err = coll_sendrecv(g, rbuf, bytes, other, tmp, bytes, other, CT_ALLRED_RD);
+	err = mpil_grp_sendrecv(g, rbuf, bytes, other, tmp, bytes, other, CT_ALLRED_RD);
 	if (err == MPI_SUCCESS)
 		red_apply(rd, tmp, rbuf, n); /* theirs op mine */
 	free(tbase);
@@ -418,7 +419,7 @@ static int allreduce_rabenseifner(const coll_grp_t *g, char *acc, int n, const c
 	int lo = 0, hi = n, los[32], his[32];
 	size_t ext = rd->ext;
 	void *tbase;
-	char *tmp = coll_red_alloc(rd, n, &tbase);
+	char *tmp = mpil_coll_red_alloc(rd, n, &tbase);
 
 	if (!tmp)
 		return MPI_ERR_NO_MEM;
@@ -437,8 +438,9 @@ static int allreduce_rabenseifner(const coll_grp_t *g, char *acc, int n, const c
 				klo = lo, khi = mid, slo = mid, shi = hi;
 			else
 				klo = mid, khi = hi, slo = lo, shi = mid;
-			err = coll_sendrecv(g, acc + (size_t)slo * ext, (size_t)(shi - slo) * ext,
-					    dst, tmp, (size_t)(khi - klo) * ext, dst, CT_ALLRED_RS);
+			err = mpil_grp_sendrecv(g, acc + (size_t)slo * ext,
+						(size_t)(shi - slo) * ext, dst, tmp,
+						(size_t)(khi - klo) * ext, dst, CT_ALLRED_RS);
 			if (err != MPI_SUCCESS)
 				goto out;
 			red_apply(rd, tmp, acc + (size_t)klo * ext, khi - klo);
@@ -456,9 +458,9 @@ static int allreduce_rabenseifner(const coll_grp_t *g, char *acc, int n, const c
 				plo = hi, phi = his[lv];
 			else
 				plo = los[lv], phi = lo;
-			err = coll_sendrecv(g, acc + (size_t)lo * ext, (size_t)(hi - lo) * ext, dst,
-					    acc + (size_t)plo * ext, (size_t)(phi - plo) * ext, dst,
-					    CT_ALLRED_AG);
+			err = mpil_grp_sendrecv(g, acc + (size_t)lo * ext, (size_t)(hi - lo) * ext,
+						dst, acc + (size_t)plo * ext,
+						(size_t)(phi - plo) * ext, dst, CT_ALLRED_AG);
 			if (err != MPI_SUCCESS)
 				goto out;
 			lo = los[lv];
@@ -487,21 +489,22 @@ static int allreduce_flat(const coll_grp_t *g, const void *sbuf, void *rbuf, int
 	return allreduce_recursive_doubling(g, rbuf, n, rd);
 }
 
-int coll_allreduce(const coll_grp_t *g, const void *sbuf, void *rbuf, int n, const coll_red_t *rd)
+int mpil_coll_allreduce(const coll_grp_t *g, const void *sbuf, void *rbuf, int n,
+			const coll_red_t *rd)
 {
 	coll_hier_t h;
 	int err;
 
 	if (n == 0)
 		return MPI_SUCCESS;
-	if (g->ranks || !rd->commute || !coll_multinode(g->comm))
+	if (g->ranks || !rd->commute || !mpil_coll_multinode(g->comm))
 		return allreduce_flat(g, sbuf, rbuf, n, rd);
-	coll_hier_get(g->comm, 0, &h);
-	err = coll_reduce(&h.intra, sbuf, rbuf, n, rd, h.intra_root);
+	mpil_coll_hier_get(g->comm, 0, &h);
+	err = mpil_coll_reduce(&h.intra, sbuf, rbuf, n, rd, h.intra_root);
 	if (err == MPI_SUCCESS && h.is_rep && h.inter.size > 1)
 		err = allreduce_flat(&h.inter, NULL, rbuf, n, rd);
 	if (err == MPI_SUCCESS && h.intra.size > 1)
-		err = coll_bcast(&h.intra, red_first(rd, rbuf), red_span(rd, n), h.intra_root);
+		err = mpil_coll_bcast(&h.intra, red_first(rd, rbuf), red_span(rd, n), h.intra_root);
 	return err;
 }
 
@@ -512,14 +515,15 @@ int mpil_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
 	coll_red_t rd;
 
 	coll_grp_comm(&g, comm);
-	coll_red_init(&rd, op, dt);
-	return coll_allreduce(&g, sendbuf == MPI_IN_PLACE ? NULL : sendbuf, recvbuf, count, &rd);
+	mpil_coll_red_init(&rd, op, dt);
+	return mpil_coll_allreduce(&g, sendbuf == MPI_IN_PLACE ? NULL : sendbuf, recvbuf, count,
+				   &rd);
 }
 
 /* ---- reduce-scatter ------------------------------------------------------------------------- */
 
-int coll_reduce_scatter(const coll_grp_t *g, const void *sbuf, void *rbuf, const int *counts,
-			const coll_red_t *rd)
+int mpil_coll_reduce_scatter(const coll_grp_t *g, const void *sbuf, void *rbuf, const int *counts,
+			     const coll_red_t *rd)
 {
 	int p = g->size, r = g->rank, total = 0, err;
 	int *displs = malloc((size_t)p * sizeof(int));
@@ -543,7 +547,7 @@ int coll_reduce_scatter(const coll_grp_t *g, const void *sbuf, void *rbuf, const
 		red_copy(rd, rbuf, in, counts[0]);
 		goto out;
 	}
-	acc = coll_red_alloc(rd, total, &acc_base);
+	acc = mpil_coll_red_alloc(rd, total, &acc_base);
 	if (!acc) {
 		err = MPI_ERR_NO_MEM;
 		goto out;
@@ -563,7 +567,7 @@ int coll_reduce_scatter(const coll_grp_t *g, const void *sbuf, void *rbuf, const
 	}
 	/* Reduce the whole vector to rank 0 (in rank order), then hand out the
 	 * segments. */
-	err = coll_reduce(g, in, acc, total, rd, 0);
+	err = mpil_coll_reduce(g, in, acc, total, rd, 0);
 	if (err != MPI_SUCCESS)
 		goto out;
 	if (r == 0) {
@@ -579,20 +583,20 @@ int coll_reduce_scatter(const coll_grp_t *g, const void *sbuf, void *rbuf, const
 				/* Derived work type: the segment is elements of it. */
 				char *a = red_first(rd, acc + (size_t)displs[i] * rd->ext);
 
-				err = coll_isend(g, a, red_span(rd, counts[i]), i, CT_RS_SCATTER,
-						 &rq[k]);
+				err = mpil_grp_isend(g, a, red_span(rd, counts[i]), i,
+						     CT_RS_SCATTER, &rq[k]);
 			} else {
-				err = coll_isend(g, acc + (size_t)displs[i] * rd->ext,
-						 (size_t)counts[i] * rd->ext, i, CT_RS_SCATTER,
-						 &rq[k]);
+				err = mpil_grp_isend(g, acc + (size_t)displs[i] * rd->ext,
+						     (size_t)counts[i] * rd->ext, i, CT_RS_SCATTER,
+						     &rq[k]);
 			}
 			if (err != MPI_SUCCESS)
-				coll_abandon(rq, k);
+				mpil_grp_abandon(rq, k);
 			else
 				k++;
 		}
 		if (err == MPI_SUCCESS)
-			err = coll_waitall(rq, k);
+			err = mpil_grp_waitall(rq, k);
 		free(rq);
 		if (err == MPI_SUCCESS)
 			red_copy(rd, rbuf, acc, counts[0]);

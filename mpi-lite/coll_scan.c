@@ -1,5 +1,5 @@
 /*
- * coll_scan.c — inclusive and exclusive prefix reductions (MPI_Scan,
+ * mpil_coll_scan.c — inclusive and exclusive prefix reductions (MPI_Scan,
  * MPI_Exscan) by recursive doubling, for any number of ranks.
  *
  * Every rank keeps two vectors: `partial`, the reduction of the aligned
@@ -18,8 +18,8 @@
  */
 #include "coll_int.h"
 
-int coll_scan(const coll_grp_t *g, const void *sbuf, void *rbuf, int n, const coll_red_t *rd,
-	      bool exclusive)
+int mpil_coll_scan(const coll_grp_t *g, const void *sbuf, void *rbuf, int n, const coll_red_t *rd,
+		   bool exclusive)
 {
 	int p = g->size, r = g->rank, err = MPI_SUCCESS;
 	const void *in = sbuf ? sbuf : rbuf;
@@ -35,8 +35,8 @@ int coll_scan(const coll_grp_t *g, const void *sbuf, void *rbuf, int n, const co
 			memcpy(red_first(rd, rbuf), red_first(rd, (void *)in), bytes);
 		return MPI_SUCCESS;
 	}
-	partial = coll_red_alloc(rd, n, &pbase);
-	tmp = coll_red_alloc(rd, n, &tbase);
+	partial = mpil_coll_red_alloc(rd, n, &pbase);
+	tmp = mpil_coll_red_alloc(rd, n, &tbase);
 	if (!partial || !tmp) {
 		err = MPI_ERR_NO_MEM;
 		goto out;
@@ -49,8 +49,8 @@ int coll_scan(const coll_grp_t *g, const void *sbuf, void *rbuf, int n, const co
 
 		if (dst >= p)
 			continue;
-		err = coll_sendrecv(g, red_first(rd, partial), bytes, dst, red_first(rd, tmp),
-				    bytes, dst, CT_SCAN);
+		err = mpil_grp_sendrecv(g, red_first(rd, partial), bytes, dst, red_first(rd, tmp),
+					bytes, dst, CT_SCAN);
 		if (err != MPI_SUCCESS)
 			goto out;
 		if (dst < r) {

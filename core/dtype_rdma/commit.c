@@ -630,7 +630,7 @@ static ibx_status_t compile(bld_t *b, const ibx_dt_t *dt, lay_t *out)
 
 /* ---- laying out the program ------------------------------------------------------- */
 
-ibx_status_t dt_prog_alloc(uint32_t nloops, uint64_t naux, ibx_dt_prog_t **prog_p)
+ibx_status_t ibx_dt_prog_alloc(uint32_t nloops, uint64_t naux, ibx_dt_prog_t **prog_p)
 {
 	ibx_dt_prog_t *p;
 	size_t bytes;
@@ -711,9 +711,9 @@ static ibx_status_t lay_out(bld_t *b, lay_t root, ibx_dt_prog_t **prog_p)
 	int64_t *aux;
 
 	if (root.k == LAY_EMPTY)
-		return dt_prog_alloc(0, 0, prog_p);
+		return ibx_dt_prog_alloc(0, 0, prog_p);
 	if (root.k == LAY_RUN) {
-		st = dt_prog_alloc(1, 0, &p);
+		st = ibx_dt_prog_alloc(1, 0, &p);
 		if (st)
 			return st;
 		p->loops[0] = (ibx_dt_loop_t){.kind = IBX_DT_LOOP_VEC, .leaf = 1, .count = 1};
@@ -738,7 +738,7 @@ static ibx_status_t lay_out(bld_t *b, lay_t root, ibx_dt_prog_t **prog_p)
 	}
 	if (st)
 		goto out;
-	st = dt_prog_alloc(L.n, L.naux, &p);
+	st = ibx_dt_prog_alloc(L.n, L.naux, &p);
 	if (st)
 		goto out;
 	p->depth = L.depth[root.node];
@@ -769,7 +769,7 @@ out:
 	return st;
 }
 
-ibx_status_t dt_compile(const ibx_dt_t *dt, ibx_dt_prog_t **prog_p)
+ibx_status_t ibx_dt_compile(const ibx_dt_t *dt, ibx_dt_prog_t **prog_p)
 {
 	bld_t b = {0};
 	ibx_status_t st;
@@ -803,7 +803,7 @@ static int run_cmp(const void *x, const void *y)
  * run is >= 1 byte and distinct runs are distinct packed bytes, so a valid
  * program never overflows; a peer's program that does is rejected.
  */
-ibx_status_t dt_prog_stats(const ibx_dt_prog_t *p, ibx_dt_stats_t *stats_p)
+ibx_status_t ibx_dt_prog_stats(const ibx_dt_prog_t *p, ibx_dt_stats_t *stats_p)
 {
 	ibx_dt_stats_t s = {0};
 	const int64_t *aux = dt_prog_aux(p);
@@ -888,16 +888,16 @@ out:
 	return st;
 }
 
-ibx_status_t dt_install_prog(ibx_dt_t *dt, ibx_dt_prog_t *prog)
+ibx_status_t ibx_dt_install_prog(ibx_dt_t *dt, ibx_dt_prog_t *prog)
 {
 	const ibx_dt_loop_t *r = prog->nloops ? &prog->loops[prog->nloops - 1] : NULL;
 	ibx_status_t st;
 
-	st = dt_prog_stats(prog, &dt->stats);
+	st = ibx_dt_prog_stats(prog, &dt->stats);
 	if (st)
 		goto err;
 	if (dt->kind != DT_REMOTE) {
-		st = dt_wire_id_assign(dt);
+		st = ibx_dt_wire_id_assign(dt);
 		if (st)
 			goto err;
 	}

@@ -111,25 +111,25 @@ static inline int64_t dt_max(int64_t a, int64_t b)
 }
 
 /* ---- type.c ------------------------------------------------------------- */
-ibx_status_t dt_alloc(int kind, ibx_dt_t **dt_p);
-void dt_release(ibx_dt_t *dt);
+ibx_status_t ibx_dt_alloc(int kind, ibx_dt_t **dt_p);
+void ibx_dt_release(ibx_dt_t *dt);
 /* Gives a committed type its wire id and version (id reuse bumps the version). */
-ibx_status_t dt_wire_id_assign(ibx_dt_t *dt);
+ibx_status_t ibx_dt_wire_id_assign(ibx_dt_t *dt);
 
 /* ---- commit.c ------------------------------------------------------------ */
-ibx_status_t dt_compile(const ibx_dt_t *dt, ibx_dt_prog_t **prog_p);
-ibx_status_t dt_prog_alloc(uint32_t nloops, uint64_t naux, ibx_dt_prog_t **prog_p);
+ibx_status_t ibx_dt_compile(const ibx_dt_t *dt, ibx_dt_prog_t **prog_p);
+ibx_status_t ibx_dt_prog_alloc(uint32_t nloops, uint64_t naux, ibx_dt_prog_t **prog_p);
 /* Stats of a valid program; IBX_ERR_OVERFLOW if its run counts do not fit. */
-ibx_status_t dt_prog_stats(const ibx_dt_prog_t *prog, ibx_dt_stats_t *stats_p);
+ibx_status_t ibx_dt_prog_stats(const ibx_dt_prog_t *prog, ibx_dt_stats_t *stats_p);
 /* Marks @dt committed with @prog (takes ownership): contig, stats, id. */
-ibx_status_t dt_install_prog(ibx_dt_t *dt, ibx_dt_prog_t *prog);
+ibx_status_t ibx_dt_install_prog(ibx_dt_t *dt, ibx_dt_prog_t *prog);
 
 /* ---- sig.c --------------------------------------------------------------- */
-dt_sig_t dt_sig_empty(void);
-dt_sig_t dt_sig_basic(uint32_t code, int64_t size);
-dt_sig_t dt_sig_cat(dt_sig_t a, dt_sig_t b);
-dt_sig_t dt_sig_rep(dt_sig_t s, uint64_t k);
+dt_sig_t ibx_dt_sig_empty(void);
+dt_sig_t ibx_dt_sig_basic(uint32_t code, int64_t size);
+dt_sig_t ibx_dt_sig_cat(dt_sig_t a, dt_sig_t b);
+dt_sig_t ibx_dt_sig_rep(dt_sig_t s, uint64_t k);
 /* A sequence known only by its hash and length (a peer's layout). */
-dt_sig_t dt_sig_of_hash(uint64_t hash, int64_t nelem);
+dt_sig_t ibx_dt_sig_of_hash(uint64_t hash, int64_t nelem);
 
 #endif /* IBX_DTYPE_INT_H */

@@ -34,12 +34,12 @@ static uint64_t addmod(uint64_t a, uint64_t b)
 	return r >= SIG_P ? r - SIG_P : r;
 }
 
-dt_sig_t dt_sig_empty(void)
+dt_sig_t ibx_dt_sig_empty(void)
 {
 	return (dt_sig_t){.h = 0, .pw = 1};
 }
 
-dt_sig_t dt_sig_basic(uint32_t code, int64_t size)
+dt_sig_t ibx_dt_sig_basic(uint32_t code, int64_t size)
 {
 	/* splitmix64 finaliser over (code, size) */
 	uint64_t z = ((uint64_t)code << 32 ^ (uint64_t)size) + UINT64_C(0x9e3779b97f4a7c15);
@@ -50,28 +50,28 @@ dt_sig_t dt_sig_basic(uint32_t code, int64_t size)
 	return (dt_sig_t){.h = z % (SIG_P - 1) + 1, .pw = SIG_B};
 }
 
-dt_sig_t dt_sig_cat(dt_sig_t a, dt_sig_t b)
+dt_sig_t ibx_dt_sig_cat(dt_sig_t a, dt_sig_t b)
 {
 	return (dt_sig_t){.h = addmod(mulmod(a.h, b.pw), b.h), .pw = mulmod(a.pw, b.pw)};
 }
 
-dt_sig_t dt_sig_of_hash(uint64_t hash, int64_t nelem)
+dt_sig_t ibx_dt_sig_of_hash(uint64_t hash, int64_t nelem)
 {
 	dt_sig_t b = {.h = 0, .pw = SIG_B};
 
-	return (dt_sig_t){.h = hash % SIG_P, .pw = dt_sig_rep(b, (uint64_t)nelem).pw};
+	return (dt_sig_t){.h = hash % SIG_P, .pw = ibx_dt_sig_rep(b, (uint64_t)nelem).pw};
 }
 
-dt_sig_t dt_sig_rep(dt_sig_t s, uint64_t k)
+dt_sig_t ibx_dt_sig_rep(dt_sig_t s, uint64_t k)
 {
-	dt_sig_t r = dt_sig_empty();
+	dt_sig_t r = ibx_dt_sig_empty();
 
 	while (k) {
 		if (k & 1)
-			r = dt_sig_cat(r, s);
+			r = ibx_dt_sig_cat(r, s);
 		k >>= 1;
 		if (k)
-			s = dt_sig_cat(s, s);
+			s = ibx_dt_sig_cat(s, s);
 	}
 	return r;
 }
@@ -79,12 +79,12 @@ dt_sig_t dt_sig_rep(dt_sig_t s, uint64_t k)
 /* Signature of the first @m basic elements of one @dt (0 <= m <= nelem). */
 static ibx_status_t sig_prefix(const ibx_dt_t *dt, int64_t m, dt_sig_t *sig_p)
 {
-	dt_sig_t acc = dt_sig_empty(), rest;
+	dt_sig_t acc = ibx_dt_sig_empty(), rest;
 	const ibx_dt_t *c;
 	ibx_status_t st;
 
 	if (m == 0) {
-		*sig_p = dt_sig_empty();
+		*sig_p = ibx_dt_sig_empty();
 		return IBX_OK;
 	}
 	if (m == dt->nelem) {
@@ -104,7 +104,7 @@ static ibx_status_t sig_prefix(const ibx_dt_t *dt, int64_t m, dt_sig_t *sig_p)
 		st = sig_prefix(c, m % c->nelem, &rest);
 		if (st)
 			return st;
-		*sig_p = dt_sig_cat(dt_sig_rep(c->sig, (uint64_t)(m / c->nelem)), rest);
+		*sig_p = ibx_dt_sig_cat(ibx_dt_sig_rep(c->sig, (uint64_t)(m / c->nelem)), rest);
 		return IBX_OK;
 	case DT_STRUCT:
 		for (int64_t k = 0; k < dt->count && m > 0; k++) {
@@ -114,15 +114,16 @@ static ibx_status_t sig_prefix(const ibx_dt_t *dt, int64_t m, dt_sig_t *sig_p)
 			if (n == 0)
 				continue;
 			if (m >= n) {
-				acc = dt_sig_cat(acc, dt_sig_rep(c->sig, (uint64_t)dt->blens[k]));
+				acc = ibx_dt_sig_cat(
+				    acc, ibx_dt_sig_rep(c->sig, (uint64_t)dt->blens[k]));
 				m -= n;
 				continue;
 			}
-			acc = dt_sig_cat(acc, dt_sig_rep(c->sig, (uint64_t)(m / c->nelem)));
+			acc = ibx_dt_sig_cat(acc, ibx_dt_sig_rep(c->sig, (uint64_t)(m / c->nelem)));
 			st = sig_prefix(c, m % c->nelem, &rest);
 			if (st)
 				return st;
-			acc = dt_sig_cat(acc, rest);
+			acc = ibx_dt_sig_cat(acc, rest);
 			m = 0;
 		}
 		*sig_p = acc;
@@ -144,7 +145,7 @@ ibx_status_t ibx_dt_signature(const ibx_dt_t *dt, int64_t count, ibx_dt_sig_t *s
 		return IBX_ERR_INVALID_PARAM;
 	if (!dt_mul(count, dt->nelem, &n))
 		return IBX_ERR_OVERFLOW;
-	sig_p->hash = dt_sig_rep(dt->sig, (uint64_t)count).h;
+	sig_p->hash = ibx_dt_sig_rep(dt->sig, (uint64_t)count).h;
 	sig_p->nelem = n;
 	return IBX_OK;
 }
@@ -166,12 +167,12 @@ ibx_status_t ibx_dt_sig_match(const ibx_dt_sig_t *sent, const ibx_dt_t *dt, int6
 		return IBX_ERR_TRUNCATED;
 	}
 	if (m == 0) {
-		pre = dt_sig_empty();
+		pre = ibx_dt_sig_empty();
 	} else {
 		st = sig_prefix(dt, m % dt->nelem, &rest);
 		if (st)
 			return st;
-		pre = dt_sig_cat(dt_sig_rep(dt->sig, (uint64_t)(m / dt->nelem)), rest);
+		pre = ibx_dt_sig_cat(ibx_dt_sig_rep(dt->sig, (uint64_t)(m / dt->nelem)), rest);
 	}
 	if (pre.h != sent->hash) {
 		ibx_debug(

@@ -33,7 +33,7 @@
 
 /* ---- allocation and references -------------------------------------------- */
 
-ibx_status_t dt_alloc(int kind, ibx_dt_t **dt_p)
+ibx_status_t ibx_dt_alloc(int kind, ibx_dt_t **dt_p)
 {
 	ibx_dt_t *dt = calloc(1, sizeof(*dt));
 
@@ -42,7 +42,7 @@ ibx_status_t dt_alloc(int kind, ibx_dt_t **dt_p)
 	atomic_init(&dt->refs, 1);
 	dt->kind = (uint8_t)kind;
 	dt->align = 1;
-	dt->sig = dt_sig_empty();
+	dt->sig = ibx_dt_sig_empty();
 	*dt_p = dt;
 	return IBX_OK;
 }
@@ -58,7 +58,7 @@ static uint64_t wire_cap, wire_next;
 static uint64_t *wire_free;
 static uint64_t wire_nfree, wire_free_cap;
 
-ibx_status_t dt_wire_id_assign(ibx_dt_t *dt)
+ibx_status_t ibx_dt_wire_id_assign(ibx_dt_t *dt)
 {
 	ibx_status_t st = IBX_OK;
 	uint64_t id;
@@ -108,15 +108,15 @@ static void wire_id_release(ibx_dt_t *dt)
 	pthread_mutex_unlock(&wire_lock);
 }
 
-void dt_release(ibx_dt_t *dt)
+void ibx_dt_release(ibx_dt_t *dt)
 {
 	if (!dt || atomic_fetch_sub_explicit(&dt->refs, 1, memory_order_acq_rel) != 1)
 		return;
 	if (dt->child)
-		dt_release(dt->child);
+		ibx_dt_release(dt->child);
 	if (dt->types) {
 		for (int64_t k = 0; k < dt->count; k++)
-			dt_release(dt->types[k]);
+			ibx_dt_release(dt->types[k]);
 		free(dt->types);
 	}
 	if (dt->has_wire_id && dt->kind != DT_REMOTE)
@@ -144,7 +144,7 @@ ibx_status_t ibx_dt_free(ibx_dt_t **dt_p)
 {
 	if (!dt_p || !*dt_p)
 		return IBX_ERR_INVALID_PARAM;
-	dt_release(*dt_p);
+	ibx_dt_release(*dt_p);
 	*dt_p = NULL;
 	return IBX_OK;
 }
@@ -167,7 +167,7 @@ static void acc_init(dt_acc_t *a)
 	a->align = 1;
 	a->tlb = a->mlb = a->ilb = INT64_MAX;
 	a->tub = a->mub = a->iub = INT64_MIN;
-	a->sig = dt_sig_empty();
+	a->sig = ibx_dt_sig_empty();
 }
 
 /* @copies (> 0) copies of @c, at displacements between @dmin and @dmax
@@ -204,7 +204,7 @@ static ibx_status_t acc_add(dt_acc_t *a, const ibx_dt_t *c, int64_t copies, int6
 	a->align = dt_max(a->align, c->align);
 	if (c->depth > a->depth)
 		a->depth = c->depth;
-	a->sig = dt_sig_cat(a->sig, dt_sig_rep(c->sig, (uint64_t)copies));
+	a->sig = ibx_dt_sig_cat(a->sig, ibx_dt_sig_rep(c->sig, (uint64_t)copies));
 	return IBX_OK;
 }
 
@@ -302,7 +302,7 @@ ibx_status_t ibx_dt_basic(uint32_t code, int64_t size, int64_t align, ibx_dt_t *
 
 	if (!dt_p || size < 1 || align < 1 || (align & (align - 1)) || size % align)
 		return IBX_ERR_INVALID_PARAM;
-	st = dt_alloc(DT_BASIC, &dt);
+	st = ibx_dt_alloc(DT_BASIC, &dt);
 	if (st)
 		return st;
 	dt->code = code;
@@ -311,7 +311,7 @@ ibx_status_t ibx_dt_basic(uint32_t code, int64_t size, int64_t align, ibx_dt_t *
 	dt->true_ub = size;
 	dt->align = align;
 	dt->nelem = 1;
-	dt->sig = dt_sig_basic(code, size);
+	dt->sig = ibx_dt_sig_basic(code, size);
 	*dt_p = dt;
 	return IBX_OK;
 }
@@ -341,7 +341,7 @@ static ibx_status_t make_hvector(int kind, int64_t count, int64_t blocklen, int6
 		if (st)
 			return st;
 	}
-	st = dt_alloc(kind, &dt);
+	st = ibx_dt_alloc(kind, &dt);
 	if (st)
 		return st;
 	st = acc_finish(&a, dt, dt->kind);
@@ -356,7 +356,7 @@ static ibx_status_t make_hvector(int kind, int64_t count, int64_t blocklen, int6
 	return IBX_OK;
 
 err_free:
-	dt_release(dt);
+	ibx_dt_release(dt);
 	return st;
 }
 
@@ -448,7 +448,7 @@ static ibx_status_t make_indexed(int kind, int64_t count, const int64_t *blockle
 		if (st)
 			goto err_arrays;
 	}
-	st = dt_alloc(kind, &dt);
+	st = ibx_dt_alloc(kind, &dt);
 	if (st)
 		goto err_arrays;
 	st = acc_finish(&a, dt, dt->kind);
@@ -464,7 +464,7 @@ static ibx_status_t make_indexed(int kind, int64_t count, const int64_t *blockle
 	return IBX_OK;
 
 err_dt:
-	dt_release(dt);
+	ibx_dt_release(dt);
 err_arrays:
 	free(bl);
 	free(dp);
@@ -544,7 +544,7 @@ ibx_status_t ibx_dt_struct(int64_t count, const int64_t *blocklens, const int64_
 		memcpy(bl, blocklens, (size_t)count * sizeof(*bl));
 		memcpy(dp, displs, (size_t)count * sizeof(*dp));
 	}
-	st = dt_alloc(DT_STRUCT, &dt);
+	st = ibx_dt_alloc(DT_STRUCT, &dt);
 	if (st)
 		goto err_arrays;
 	st = acc_finish(&a, dt, dt->kind);
@@ -562,7 +562,7 @@ ibx_status_t ibx_dt_struct(int64_t count, const int64_t *blocklens, const int64_
 	return IBX_OK;
 
 err_dt:
-	dt_release(dt);
+	ibx_dt_release(dt);
 err_arrays:
 	free(bl);
 	free(dp);
@@ -578,7 +578,7 @@ static ibx_status_t make_alias(int kind, ibx_dt_t *old, ibx_dt_t **dt_p)
 
 	if (old->depth + 1 > IBX_DT_MAX_TREE_DEPTH)
 		return IBX_ERR_NO_RESOURCE;
-	st = dt_alloc(kind, &dt);
+	st = ibx_dt_alloc(kind, &dt);
 	if (st)
 		return st;
 	dt->depth = old->depth + 1;
@@ -631,7 +631,7 @@ ibx_status_t ibx_dt_dup(ibx_dt_t *old, ibx_dt_t **dt_p)
 	if (old->committed) {
 		st = ibx_dt_commit(dt);
 		if (st) {
-			dt_release(dt);
+			ibx_dt_release(dt);
 			return st;
 		}
 	}
@@ -673,7 +673,7 @@ ibx_status_t ibx_dt_subarray(int ndims, const int64_t *sizes, const int64_t *sub
 		if (st)
 			goto err;
 		if (t)
-			dt_release(t);
+			ibx_dt_release(t);
 		t = t2;
 		t2 = NULL;
 		if (!dt_mul(starts[d], stride, &v) || !dt_add(disp, v, &disp) ||
@@ -685,25 +685,25 @@ ibx_status_t ibx_dt_subarray(int ndims, const int64_t *sizes, const int64_t *sub
 	st = ibx_dt_hindexed_block(1, 1, &disp, t, &t2);
 	if (st)
 		goto err;
-	dt_release(t);
+	ibx_dt_release(t);
 	t = t2;
 	t2 = NULL;
 	st = ibx_dt_resized(t, 0, stride, &t2);
 	if (st)
 		goto err;
-	dt_release(t);
+	ibx_dt_release(t);
 	t = t2;
 	t2 = NULL;
 	st = make_alias(DT_SUBARRAY, t, &dt);
 	if (st)
 		goto err;
-	dt_release(t);
+	ibx_dt_release(t);
 	*dt_p = dt;
 	return IBX_OK;
 
 err:
 	if (t)
-		dt_release(t);
+		ibx_dt_release(t);
 	return st;
 }
 
@@ -718,12 +718,12 @@ ibx_status_t ibx_dt_commit(ibx_dt_t *dt)
 		return IBX_ERR_INVALID_PARAM;
 	if (dt->committed)
 		return IBX_OK;
-	st = dt_compile(dt, &prog);
+	st = ibx_dt_compile(dt, &prog);
 	if (st) {
 		ibx_debug("datatype commit failed: %s", ibx_status_str(st));
 		return st;
 	}
-	return dt_install_prog(dt, prog);
+	return ibx_dt_install_prog(dt, prog);
 }
 
 ibx_status_t ibx_dt_query(const ibx_dt_t *dt, ibx_dt_info_t *info_p)

@@ -264,7 +264,7 @@ ibx_status_t ibx_dt_deserialize(const void *buf, size_t len, ibx_dt_t **dt_p)
 	}
 	if (at != naux)
 		BAD("%llu aux words unused", (unsigned long long)(naux - at));
-	st = dt_prog_alloc(nloops, rt, &p);
+	st = ibx_dt_prog_alloc(nloops, rt, &p);
 	if (st)
 		goto err;
 	vi = calloc(nloops ? nloops : 1, sizeof(*vi));
@@ -397,7 +397,7 @@ ibx_status_t ibx_dt_deserialize(const void *buf, size_t len, ibx_dt_t **dt_p)
 			BAD("header size/bounds disagree with the loops");
 		p->depth = r->depth;
 	}
-	st = dt_alloc(DT_REMOTE, &dt);
+	st = ibx_dt_alloc(DT_REMOTE, &dt);
 	if (st)
 		goto err;
 	dt->size = size;
@@ -406,12 +406,12 @@ ibx_status_t ibx_dt_deserialize(const void *buf, size_t len, ibx_dt_t **dt_p)
 	dt->true_lb = tlb;
 	dt->true_ub = tub;
 	dt->nelem = nelem;
-	dt->sig = dt_sig_of_hash(hash, nelem);
+	dt->sig = ibx_dt_sig_of_hash(hash, nelem);
 	dt->markers = true;
 	dt->wire_id = get64(in + 8);
 	dt->wire_version = get32(in + 16);
 	dt->has_wire_id = true;
-	st = dt_install_prog(dt, p); /* takes p, also on failure */
+	st = ibx_dt_install_prog(dt, p); /* takes p, also on failure */
 	p = NULL;
 	if (st) {
 		if (st == IBX_ERR_OVERFLOW)
@@ -426,6 +426,6 @@ err:
 	free(vi);
 	free(p);
 	if (dt)
-		dt_release(dt);
+		ibx_dt_release(dt);
 	return st;
 }

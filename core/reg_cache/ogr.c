@@ -62,7 +62,7 @@ static void assign(ogr_ctx_t *c, ibx_rcache_region_t *r, size_t b0, size_t b1)
 {
 	for (size_t b = b0; b < b1; b++) {
 		for (size_t k = c->blocks[b].first; k < c->blocks[b].last; k++) {
-			rcache_ref(c->cache, r);
+			ibx_rcache_ref(c->cache, r);
 			c->regions[c->items[k].idx] = r;
 		}
 	}
@@ -86,10 +86,11 @@ static ibx_status_t register_group(ogr_ctx_t *c, size_t g0, size_t g1, size_t *s
 		ibx_status_t ret;
 		size_t nsplit = 0;
 
-		rcache_evict_for(cache, bl[hi - 1].end - bl[lo].start);
-		ret = rcache_region_create(cache, bl[lo].start, bl[hi - 1].end, hi - lo > 1, &r);
+		ibx_rcache_evict_for(cache, bl[hi - 1].end - bl[lo].start);
+		ret =
+		    ibx_rcache_region_create(cache, bl[lo].start, bl[hi - 1].end, hi - lo > 1, &r);
 		if (ret == IBX_OK) {
-			rcache_region_insert(cache, r);
+			ibx_rcache_region_insert(cache, r);
 			cache->stats.ogr_regions++;
 			assign(c, r, lo, hi);
 			/* The references keep r off the LRU until the caller puts. */
@@ -162,9 +163,9 @@ static ibx_status_t ogr_get_locked(ibx_rcache_t *cache, const struct iovec *bufs
 			ret = IBX_ERR_OVERFLOW;
 			goto err;
 		}
-		if (cache->params.enable && (r = rcache_lookup(cache, s, e))) {
+		if (cache->params.enable && (r = ibx_rcache_lookup(cache, s, e))) {
 			cache->stats.hits++;
-			rcache_ref(cache, r);
+			ibx_rcache_ref(cache, r);
 			regions[i] = r;
 			continue;
 		}
@@ -225,7 +226,7 @@ err:
 	/* All or nothing: drop what this call acquired. */
 	for (size_t i = 0; i < n; i++) {
 		if (regions[i]) {
-			rcache_unref(cache, regions[i]);
+			ibx_rcache_unref(cache, regions[i]);
 			regions[i] = NULL;
 		}
 	}
@@ -243,7 +244,7 @@ ibx_status_t ibx_rcache_ogr_get(ibx_rcache_t *cache, const struct iovec *bufs, s
 	if (!cache || (n && (!bufs || !regions_p)))
 		return IBX_ERR_INVALID_PARAM;
 	pthread_mutex_lock(&cache->lock);
-	rcache_drain_invq(cache);
+	ibx_rcache_drain_invq(cache);
 	cache->stats.ogr_calls++;
 	if (cache->params.ogr) {
 		ret = ogr_get_locked(cache, bufs, n, regions_p);
@@ -255,15 +256,15 @@ ibx_status_t ibx_rcache_ogr_get(ibx_rcache_t *cache, const struct iovec *bufs, s
 			regions_p[i] = NULL;
 			if (bufs[i].iov_len == 0)
 				continue;
-			ret = rcache_get_locked(cache, (uintptr_t)bufs[i].iov_base, bufs[i].iov_len,
-						&regions_p[i]);
+			ret = ibx_rcache_get_locked(cache, (uintptr_t)bufs[i].iov_base,
+						    bufs[i].iov_len, &regions_p[i]);
 			if (ret != IBX_OK)
 				break;
 		}
 		if (ret != IBX_OK) {
 			while (i-- > 0) {
 				if (regions_p[i]) {
-					rcache_unref(cache, regions_p[i]);
+					ibx_rcache_unref(cache, regions_p[i]);
 					regions_p[i] = NULL;
 				}
 			}
@@ -276,10 +277,10 @@ ibx_status_t ibx_rcache_ogr_get(ibx_rcache_t *cache, const struct iovec *bufs, s
 void ibx_rcache_ogr_put(ibx_rcache_t *cache, ibx_rcache_region_t *const *regions, size_t n)
 {
 	pthread_mutex_lock(&cache->lock);
-	rcache_drain_invq(cache);
+	ibx_rcache_drain_invq(cache);
 	for (size_t i = 0; i < n; i++)
 		if (regions[i])
-			rcache_unref(cache, regions[i]);
+			ibx_rcache_unref(cache, regions[i]);
 	pthread_mutex_unlock(&cache->lock);
 }
 
@@ -300,7 +301,7 @@ static int dbl_cmp(const void *a, const void *b)
  * over the per-size medians). Runs once per cache, before any hook is
  * installed for it; costs a few milliseconds on hardware.
  */
-ibx_status_t rcache_measure_cost(ibx_rcache_t *cache, ibx_rcache_cost_t *cost_p)
+ibx_status_t ibx_rcache_measure_cost(ibx_rcache_t *cache, ibx_rcache_cost_t *cost_p)
 {
 	static const size_t pages[] = {1, 16, 64, 256};
 	const size_t nsizes = IBX_ARRAY_SIZE(pages);

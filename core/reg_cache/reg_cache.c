@@ -92,8 +92,8 @@ static ibx_status_t status_from_errno(int err)
 	}
 }
 
-ibx_status_t rcache_region_create(ibx_rcache_t *cache, uintptr_t start, uintptr_t end, bool quiet,
-				  ibx_rcache_region_t **region_p)
+ibx_status_t ibx_rcache_region_create(ibx_rcache_t *cache, uintptr_t start, uintptr_t end,
+				      bool quiet, ibx_rcache_region_t **region_p)
 {
 	ibx_rcache_region_t *r;
 	ibx_status_t ret;
@@ -151,7 +151,7 @@ static void bbox_reset(ibx_rcache_t *cache)
 	atomic_store(&cache->bbox_hi, 0);
 }
 
-void rcache_region_insert(ibx_rcache_t *cache, ibx_rcache_region_t *r)
+void ibx_rcache_region_insert(ibx_rcache_t *cache, ibx_rcache_region_t *r)
 {
 	if (!cache->params.enable)
 		return;
@@ -199,7 +199,7 @@ static void evict_lru_head(ibx_rcache_t *cache)
 	region_retire(cache, r);
 }
 
-void rcache_evict_for(ibx_rcache_t *cache, size_t len)
+void ibx_rcache_evict_for(ibx_rcache_t *cache, size_t len)
 {
 	while (cache->lru.head && (cache->stats.cur_bytes + len > cache->params.max_bytes ||
 				   cache->stats.cur_entries + 1 > cache->params.max_entries))
@@ -213,7 +213,7 @@ static void evict_over_limits(ibx_rcache_t *cache)
 		evict_lru_head(cache);
 }
 
-void rcache_ref(ibx_rcache_t *cache, ibx_rcache_region_t *r)
+void ibx_rcache_ref(ibx_rcache_t *cache, ibx_rcache_region_t *r)
 {
 	if (r->flags & REGION_IN_LRU) {
 		list_remove(&cache->lru, r);
@@ -222,7 +222,7 @@ void rcache_ref(ibx_rcache_t *cache, ibx_rcache_region_t *r)
 	r->refcount++;
 }
 
-void rcache_unref(ibx_rcache_t *cache, ibx_rcache_region_t *r)
+void ibx_rcache_unref(ibx_rcache_t *cache, ibx_rcache_region_t *r)
 {
 	if (--r->refcount > 0)
 		return;
@@ -255,7 +255,7 @@ static void invalidate_range(ibx_rcache_t *cache, uintptr_t start, uintptr_t end
 	}
 }
 
-void rcache_drain_invq(ibx_rcache_t *cache)
+void ibx_rcache_drain_invq(ibx_rcache_t *cache)
 {
 	rcache_invq_t *q = &cache->invq;
 	uintptr_t start[RCACHE_INVQ_SIZE], end[RCACHE_INVQ_SIZE], ov_start = 0, ov_end = 0;
@@ -288,7 +288,7 @@ void rcache_drain_invq(ibx_rcache_t *cache)
 
 /* ---- lookup / get / put --------------------------------------------------- */
 
-ibx_rcache_region_t *rcache_lookup(ibx_rcache_t *cache, uintptr_t start, uintptr_t end)
+ibx_rcache_region_t *ibx_rcache_lookup(ibx_rcache_t *cache, uintptr_t start, uintptr_t end)
 {
 	ibx_itree_node_t *node = ibx_itree_find_covering(&cache->tree, start, end);
 
@@ -340,20 +340,20 @@ static int merge_collect(ibx_itree_node_t *node, void *arg)
 	return 0;
 }
 
-ibx_status_t rcache_get_locked(ibx_rcache_t *cache, uintptr_t addr, size_t len,
-			       ibx_rcache_region_t **region_p)
+ibx_status_t ibx_rcache_get_locked(ibx_rcache_t *cache, uintptr_t addr, size_t len,
+				   ibx_rcache_region_t **region_p)
 {
 	ibx_rcache_region_t *r = NULL;
 	merge_set_t m = {0};
 	ibx_status_t ret;
 	uintptr_t lo, hi;
 
-	rcache_drain_invq(cache);
+	ibx_rcache_drain_invq(cache);
 	if (cache->params.enable) {
-		r = rcache_lookup(cache, addr, addr + len);
+		r = ibx_rcache_lookup(cache, addr, addr + len);
 		if (r) {
 			cache->stats.hits++;
-			rcache_ref(cache, r);
+			ibx_rcache_ref(cache, r);
 			*region_p = r;
 			return IBX_OK;
 		}
@@ -384,8 +384,8 @@ ibx_status_t rcache_get_locked(ibx_rcache_t *cache, uintptr_t addr, size_t len,
 			m.r[i]->flags &= ~REGION_IN_LRU;
 		}
 	}
-	rcache_evict_for(cache, m.uhi - m.ulo);
-	ret = rcache_region_create(cache, m.ulo, m.uhi, m.n > 0, &r);
+	ibx_rcache_evict_for(cache, m.uhi - m.ulo);
+	ret = ibx_rcache_region_create(cache, m.ulo, m.uhi, m.n > 0, &r);
 	if (ret != IBX_OK && m.n > 0) {
 		/* The union failed (memory limit?): fall back to the request. */
 		for (size_t i = 0; i < m.n; i++) {
@@ -395,7 +395,7 @@ ibx_status_t rcache_get_locked(ibx_rcache_t *cache, uintptr_t addr, size_t len,
 			}
 		}
 		m.n = 0;
-		ret = rcache_region_create(cache, lo, hi, false, &r);
+		ret = ibx_rcache_region_create(cache, lo, hi, false, &r);
 	}
 	if (ret != IBX_OK)
 		goto out;
@@ -403,8 +403,8 @@ ibx_status_t rcache_get_locked(ibx_rcache_t *cache, uintptr_t addr, size_t len,
 		cache->stats.merges++;
 		region_retire(cache, m.r[i]);
 	}
-	rcache_region_insert(cache, r);
-	rcache_ref(cache, r);
+	ibx_rcache_region_insert(cache, r);
+	ibx_rcache_ref(cache, r);
 	*region_p = r;
 out:
 	free(m.r);
@@ -421,7 +421,7 @@ ibx_status_t ibx_rcache_region_get(ibx_rcache_t *cache, const void *addr, size_t
 	if ((uintptr_t)addr + len < (uintptr_t)addr)
 		return IBX_ERR_OVERFLOW;
 	pthread_mutex_lock(&cache->lock);
-	ret = rcache_get_locked(cache, (uintptr_t)addr, len, region_p);
+	ret = ibx_rcache_get_locked(cache, (uintptr_t)addr, len, region_p);
 	pthread_mutex_unlock(&cache->lock);
 	return ret;
 }
@@ -431,8 +431,8 @@ void ibx_rcache_region_put(ibx_rcache_t *cache, ibx_rcache_region_t *region)
 	if (!region)
 		return;
 	pthread_mutex_lock(&cache->lock);
-	rcache_drain_invq(cache);
-	rcache_unref(cache, region);
+	ibx_rcache_drain_invq(cache);
+	ibx_rcache_unref(cache, region);
 	pthread_mutex_unlock(&cache->lock);
 }
 
@@ -513,7 +513,7 @@ ibx_status_t ibx_rcache_create(const ibx_rcache_reg_ops_t *ops, void *ops_ctx,
 
 	if (cache->params.ogr &&
 	    (cache->params.cost.fixed_ns <= 0 || cache->params.cost.per_byte_ns <= 0)) {
-		ret = rcache_measure_cost(cache, &cache->params.cost);
+		ret = ibx_rcache_measure_cost(cache, &cache->params.cost);
 		if (ret != IBX_OK)
 			goto err_mutex;
 	}
@@ -546,7 +546,7 @@ void ibx_rcache_destroy(ibx_rcache_t *cache)
 	if (cache->hooked)
 		ibx_memhooks_remove(cache);
 	pthread_mutex_lock(&cache->lock);
-	rcache_drain_invq(cache);
+	ibx_rcache_drain_invq(cache);
 	while ((node = cache->tree.root)) {
 		ibx_rcache_region_t *r = region_of(node);
 
@@ -574,7 +574,7 @@ void ibx_rcache_destroy(ibx_rcache_t *cache)
 void ibx_rcache_stats_get(ibx_rcache_t *cache, ibx_rcache_stats_t *stats_p)
 {
 	pthread_mutex_lock(&cache->lock);
-	rcache_drain_invq(cache);
+	ibx_rcache_drain_invq(cache);
 	*stats_p = cache->stats;
 	pthread_mutex_unlock(&cache->lock);
 }
@@ -587,7 +587,7 @@ ibx_rcache_cost_t ibx_rcache_cost(const ibx_rcache_t *cache)
 void ibx_rcache_flush(ibx_rcache_t *cache)
 {
 	pthread_mutex_lock(&cache->lock);
-	rcache_drain_invq(cache);
+	ibx_rcache_drain_invq(cache);
 	while (cache->lru.head)
 		region_retire(cache, cache->lru.head);
 	pthread_mutex_unlock(&cache->lock);

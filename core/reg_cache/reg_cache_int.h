@@ -71,21 +71,21 @@ struct ibx_rcache {
 };
 
 /* reg_cache.c — called with cache->lock held */
-void rcache_drain_invq(ibx_rcache_t *cache);
-ibx_rcache_region_t *rcache_lookup(ibx_rcache_t *cache, uintptr_t start, uintptr_t end);
-void rcache_ref(ibx_rcache_t *cache, ibx_rcache_region_t *region);
-void rcache_unref(ibx_rcache_t *cache, ibx_rcache_region_t *region);
+void ibx_rcache_drain_invq(ibx_rcache_t *cache);
+ibx_rcache_region_t *ibx_rcache_lookup(ibx_rcache_t *cache, uintptr_t start, uintptr_t end);
+void ibx_rcache_ref(ibx_rcache_t *cache, ibx_rcache_region_t *region);
+void ibx_rcache_unref(ibx_rcache_t *cache, ibx_rcache_region_t *region);
 /* Makes room for @len more bytes and one more entry (LRU eviction). */
-void rcache_evict_for(ibx_rcache_t *cache, size_t len);
+void ibx_rcache_evict_for(ibx_rcache_t *cache, size_t len);
 /* Registers [start, end) (page aligned) into a new region with refcount 0,
  * not yet in the tree. @quiet: a failure is expected and handled by the
  * caller (OGR), so log it at debug level only. */
-ibx_status_t rcache_region_create(ibx_rcache_t *cache, uintptr_t start, uintptr_t end, bool quiet,
-				  ibx_rcache_region_t **region_p);
+ibx_status_t ibx_rcache_region_create(ibx_rcache_t *cache, uintptr_t start, uintptr_t end,
+				      bool quiet, ibx_rcache_region_t **region_p);
 /* Caches @region (tree + accounting) unless caching is disabled. */
-void rcache_region_insert(ibx_rcache_t *cache, ibx_rcache_region_t *region);
-ibx_status_t rcache_get_locked(ibx_rcache_t *cache, uintptr_t addr, size_t len,
-			       ibx_rcache_region_t **region_p);
+void ibx_rcache_region_insert(ibx_rcache_t *cache, ibx_rcache_region_t *region);
+ibx_status_t ibx_rcache_get_locked(ibx_rcache_t *cache, uintptr_t addr, size_t len,
+				   ibx_rcache_region_t **region_p);
 
 static inline uintptr_t rcache_page_down(const ibx_rcache_t *cache, uintptr_t a)
 {
@@ -99,7 +99,7 @@ static inline uintptr_t rcache_page_up(const ibx_rcache_t *cache, uintptr_t a)
 /* ogr.c */
 /* Measures the registrar's cost model (fixed + per byte) by registering
  * a few sizes of a scratch mapping. */
-ibx_status_t rcache_measure_cost(ibx_rcache_t *cache, ibx_rcache_cost_t *cost_p);
+ibx_status_t ibx_rcache_measure_cost(ibx_rcache_t *cache, ibx_rcache_cost_t *cost_p);
 
 /* memhooks.c */
 /* Starts/stops delivering memory events to @cache's ring. */

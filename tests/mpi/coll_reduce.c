@@ -1,6 +1,6 @@
 /* ibx-test: np=1,2,3,4,5,7 timeout=180 */
 /*
- * coll_reduce — MPI_Reduce, MPI_Reduce_scatter_block, MPI_Reduce_scatter,
+ * mpil_coll_reduce — MPI_Reduce, MPI_Reduce_scatter_block, MPI_Reduce_scatter,
  * MPI_Scan, MPI_Exscan and MPI_Reduce_local:
  *   - every predefined op on every type MPI allows it for, every root, at
  *     counts through each algorithm (short trees, long rings), in place or
@@ -593,7 +593,7 @@ int main(int argc, char **argv)
 	test_user_ops();
 	MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
 	if (rank == 0)
-		printf("coll_reduce: OK on %d ranks\n", size);
+		printf("mpil_coll_reduce: OK on %d ranks\n", size);
 	MPI_OK(MPI_Finalize());
 	return 0;
 }
