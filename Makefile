@@ -42,7 +42,9 @@ ifneq ($(WERROR),)
 WARN += -Werror
 endif
 CFLAGS ?= $(OPT) -g
-ALL_CFLAGS = -std=gnu11 -fPIC -pthread $(WARN) $(CFLAGS) $(SANFLAGS) \
+# Hidden by default: the libraries export what their public headers mark
+# (IBX_API in ibx.h, MPIL_API in mpi.h), nothing else.
+ALL_CFLAGS = -std=gnu11 -fPIC -fvisibility=hidden -pthread $(WARN) $(CFLAGS) $(SANFLAGS) \
 	-Iinclude -Icore -Impi-lite/include -Impi-lite $(PKG_CFLAGS) -MMD -MP
 LDLIBS_ALL = $(PKG_LIBS) -lpthread -lm -ldl -lrt
 ALL_LDFLAGS = $(SANFLAGS) $(LDFLAGS)
@@ -54,6 +56,10 @@ IBTEST_SRCS := $(sort $(wildcard tools/ibtest/*.c))
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_HELPER_SRCS := $(filter-out tests/unit/test_%,$(sort $(wildcard tests/unit/*.c)))
 MPITEST_SRCS := $(sort $(wildcard tests/mpi/*.c))
+# Engine programs that tests/sh scenarios drive (dtype_extents.c is built by
+# its scenario with mpilite-cc and Open MPI's mpicc, the way users build).
+SHTEST_SRCS := $(filter-out tests/sh/dtype_extents.c,$(sort $(wildcard tests/sh/*.c)))
+EXAMPLE_SRCS := $(sort $(wildcard examples/*.c))
 BENCH_SRCS := $(sort $(wildcard bench/*.c))
 FUZZ_SRCS := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 
@@ -73,6 +79,10 @@ MPICC_BIN := $(BUILD)/bin/mpilite-cc
 IBTEST_BIN := $(BUILD)/bin/ibtest
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRCS))
 MPITEST_BINS := $(patsubst tests/mpi/%.c,$(BUILD)/tests/mpi/%,$(MPITEST_SRCS))
+SHTEST_BINS := $(patsubst tests/sh/%.c,$(BUILD)/tests/sh/%,$(SHTEST_SRCS))
+# Examples link the shared libraries, as an application would (engine
+# examples: libibx.so; MPI examples: libmpilite.so); none under sanitizers.
+EXAMPLE_BINS := $(if $(SAN),,$(patsubst examples/%.c,$(BUILD)/examples/%,$(EXAMPLE_SRCS)))
 BENCH_BINS := $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_SRCS))
 
 LIBS := $(LIBIBX_A) $(LIBMPIL_A)
@@ -84,9 +94,15 @@ endif
 	uninstall clean format format-check bench fuzz
 all: libs $(MPIRUN_BIN) $(MPICC_BIN) $(IBTEST_BIN) tests $(BUILD)/ibx.pc $(BUILD)/mpilite.pc
 libs: $(LIBS)
-tests: $(UNIT_BINS) $(MPITEST_BINS) $(BENCH_BINS)
+tests: $(UNIT_BINS) $(MPITEST_BINS) $(SHTEST_BINS) $(BENCH_BINS) $(EXAMPLE_BINS)
 
-$(BUILD)/obj/%.o: %.c
+# Objects are rebuilt when the compiler or its flags change, not only when
+# their sources do (the stamp holds the last command line).
+FLAGS_STAMP := $(BUILD)/.cflags
+$(shell mkdir -p $(BUILD); echo '$(CC) $(ALL_CFLAGS)' | cmp -s - $(FLAGS_STAMP) || \
+	echo '$(CC) $(ALL_CFLAGS)' > $(FLAGS_STAMP))
+
+$(BUILD)/obj/%.o: %.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
@@ -96,13 +112,18 @@ $(LIBIBX_A): $(IBX_OBJS)
 $(LIBIBX_SO): $(IBX_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) -shared -Wl,-soname,libibx.so.0 $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS_ALL)
+	ln -sf libibx.so $@.0
 $(LIBMPIL_A): $(MPIL_OBJS)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
-$(LIBMPIL_SO): $(MPIL_OBJS) $(LIBIBX_SO)
+# libmpilite.so carries the engine inside it (the engine's internal calls
+# are not exported by libibx.so); its version script keeps the engine's own
+# public names local too, so it exports only what mpi.h declares.
+$(LIBMPIL_SO): $(MPIL_OBJS) $(IBX_OBJS) mpi-lite/libmpilite.map
 	@mkdir -p $(dir $@)
-	$(CC) -shared -Wl,-soname,libmpilite.so.0 $(ALL_LDFLAGS) -o $@ $(MPIL_OBJS) \
-		-L$(BUILD)/lib -libx $(LDLIBS_ALL)
+	$(CC) -shared -Wl,-soname,libmpilite.so.0 -Wl,--version-script=mpi-lite/libmpilite.map \
+		$(ALL_LDFLAGS) -o $@ $(MPIL_OBJS) $(IBX_OBJS) $(LDLIBS_ALL)
+	ln -sf libmpilite.so $@.0
 
 $(MPIRUN_BIN): $(RUN_OBJS) $(LIBIBX_A)
 	@mkdir -p $(dir $@)
@@ -125,6 +146,16 @@ $(BUILD)/tests/unit/%: tests/unit/%.c $(UNIT_HELPER_OBJS) $(LIBIBX_A)
 $(BUILD)/tests/mpi/%: tests/mpi/%.c $(LIBMPIL_A) $(LIBIBX_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(LIBMPIL_A) $(LIBIBX_A) $(LDLIBS_ALL)
+
+$(BUILD)/tests/sh/%: tests/sh/%.c $(LIBIBX_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(LIBIBX_A) $(LDLIBS_ALL)
+
+# An example that includes mpi.h is an MPI program; the others use the engine.
+$(BUILD)/examples/%: examples/%.c $(LIBIBX_SO) $(LIBMPIL_SO)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< -L$(BUILD)/lib -Wl,-rpath,$(abspath $(BUILD)/lib) \
+		$$(grep -q '^#include <mpi.h>' $< && echo -lmpilite || echo -libx)
 
 $(BUILD)/bench/%: bench/%.c $(LIBMPIL_A) $(LIBIBX_A)
 	@mkdir -p $(dir $@)
@@ -185,9 +216,9 @@ uninstall:
 
 FORMAT_SRCS = $(shell git ls-files '*.c' '*.h' 2>/dev/null)
 format:
-	clang-format -i $(FORMAT_SRCS)
+	@clang-format -i $(FORMAT_SRCS)
 format-check:
-	clang-format --dry-run --Werror $(FORMAT_SRCS)
+	@clang-format --dry-run --Werror $(FORMAT_SRCS)
 
 clean:
 	rm -rf build build-asan build-tsan

@@ -29,6 +29,14 @@
 extern "C" {
 #endif
 
+/* What this header declares is what libibx.so exports; the library is
+ * built with -fvisibility=hidden, so nothing else is. */
+#if defined(__GNUC__)
+#define IBX_API __attribute__((visibility("default")))
+#else
+#define IBX_API
+#endif
+
 #define IBX_VERSION_MAJOR 0
 #define IBX_VERSION_MINOR 1
 
@@ -54,7 +62,7 @@ typedef enum ibx_status {
 	IBX_ERR_NO_RESOURCE = -16, /* a hard limit was reached */
 } ibx_status_t;
 
-const char *ibx_status_str(ibx_status_t status);
+IBX_API const char *ibx_status_str(ibx_status_t status);
 
 /* ---- context ----------------------------------------------------------- */
 typedef struct ibx_ctx ibx_ctx_t;
@@ -67,22 +75,22 @@ typedef struct ibx_init_params {
 
 /* Bootstraps (PMIx or singleton), sets up the paths and connects peers.
  * params may be NULL. */
-ibx_status_t ibx_init(const ibx_init_params_t *params, ibx_ctx_t **ctx_p);
+IBX_API ibx_status_t ibx_init(const ibx_init_params_t *params, ibx_ctx_t **ctx_p);
 /* Drains outstanding sends, synchronises with the job and frees everything. */
-ibx_status_t ibx_finalize(ibx_ctx_t *ctx);
+IBX_API ibx_status_t ibx_finalize(ibx_ctx_t *ctx);
 
-int ibx_rank(const ibx_ctx_t *ctx);
-int ibx_size(const ibx_ctx_t *ctx);
+IBX_API int ibx_rank(const ibx_ctx_t *ctx);
+IBX_API int ibx_size(const ibx_ctx_t *ctx);
 /* Node-local peers (world ranks, ascending, including self). */
-int ibx_local_size(const ibx_ctx_t *ctx);
-const int *ibx_local_ranks(const ibx_ctx_t *ctx);
+IBX_API int ibx_local_size(const ibx_ctx_t *ctx);
+IBX_API const int *ibx_local_ranks(const ibx_ctx_t *ctx);
 /* Name of the path that reaches @peer ("self", "shm", "verbs"). */
-const char *ibx_peer_path_name(const ibx_ctx_t *ctx, int peer);
+IBX_API const char *ibx_peer_path_name(const ibx_ctx_t *ctx, int peer);
 /* Job-wide barrier through the bootstrap (slow; for set-up and tests). */
-ibx_status_t ibx_boot_barrier(ibx_ctx_t *ctx);
+IBX_API ibx_status_t ibx_boot_barrier(ibx_ctx_t *ctx);
 /* Ends the whole job with @code (through the launcher). Returns only if the
  * launcher could not be reached. */
-ibx_status_t ibx_abort(ibx_ctx_t *ctx, int code, const char *msg);
+IBX_API ibx_status_t ibx_abort(ibx_ctx_t *ctx, int code, const char *msg);
 
 /* ---- requests ---------------------------------------------------------- */
 typedef uint64_t ibx_tag_t;
@@ -128,12 +136,12 @@ struct ibx_request {
  * Returns IBX_OK (already complete: req->completed is set, the callback is
  * not called), IBX_INPROGRESS (the callback, if any, runs on completion),
  * or an error (nothing was started). The same holds for ibx_tag_recv. */
-ibx_status_t ibx_tag_send(ibx_ctx_t *ctx, int dest, const void *buf, size_t len, ibx_tag_t tag,
-			  unsigned flags, ibx_request_t *req);
+IBX_API ibx_status_t ibx_tag_send(ibx_ctx_t *ctx, int dest, const void *buf, size_t len,
+				  ibx_tag_t tag, unsigned flags, ibx_request_t *req);
 /* Posts a receive matching messages from @src (or IBX_ANY_SOURCE) whose tag
  * satisfies (msg_tag & mask) == (tag & mask). */
-ibx_status_t ibx_tag_recv(ibx_ctx_t *ctx, int src, void *buf, size_t len, ibx_tag_t tag,
-			  ibx_tag_t mask, ibx_request_t *req);
+IBX_API ibx_status_t ibx_tag_recv(ibx_ctx_t *ctx, int src, void *buf, size_t len, ibx_tag_t tag,
+				  ibx_tag_t mask, ibx_request_t *req);
 
 typedef struct ibx_probe_info {
 	int source;
@@ -142,24 +150,24 @@ typedef struct ibx_probe_info {
 } ibx_probe_info_t;
 /* Looks for an arrived, unmatched message. Returns IBX_OK and fills @info
  * if there is one, IBX_ERR_NOT_FOUND otherwise. Does not progress. */
-ibx_status_t ibx_tag_probe(ibx_ctx_t *ctx, int src, ibx_tag_t tag, ibx_tag_t mask,
-			   ibx_probe_info_t *info);
+IBX_API ibx_status_t ibx_tag_probe(ibx_ctx_t *ctx, int src, ibx_tag_t tag, ibx_tag_t mask,
+				   ibx_probe_info_t *info);
 /* Cancels a posted receive that has not matched yet. */
-ibx_status_t ibx_request_cancel(ibx_ctx_t *ctx, ibx_request_t *req);
+IBX_API ibx_status_t ibx_request_cancel(ibx_ctx_t *ctx, ibx_request_t *req);
 
 /* One pass of the progress engine; returns the number of events handled. */
-int ibx_progress(ibx_ctx_t *ctx);
+IBX_API int ibx_progress(ibx_ctx_t *ctx);
 /* One pass of the progress engine for a caller that is waiting: after
  * IBX_SPIN_COUNT passes without an event (counted in *idle_p, which the
  * caller zeroes before its wait loop) it yields the CPU between passes, so
  * ranks that outnumber the cores still progress. Returns events handled. */
-int ibx_progress_wait(ibx_ctx_t *ctx, unsigned *idle_p);
+IBX_API int ibx_progress_wait(ibx_ctx_t *ctx, unsigned *idle_p);
 /* Progresses until @req completes (spins a bounded time, then yields the
  * CPU between polls). Returns the request's status. */
-ibx_status_t ibx_wait(ibx_ctx_t *ctx, ibx_request_t *req);
+IBX_API ibx_status_t ibx_wait(ibx_ctx_t *ctx, ibx_request_t *req);
 
 /* Configuration: prints every IBX_* variable with its value and help. */
-void ibx_config_print(void *file /* FILE* */);
+IBX_API void ibx_config_print(void *file /* FILE* */);
 
 #ifdef __cplusplus
 }

@@ -259,7 +259,11 @@ static int hook_brk(void *addr)
 
 #if IBX_MEMHOOKS_INTERPOSE
 
-int munmap(void *addr, size_t len)
+/* The interposers replace libc's functions for the whole process, so they
+ * are exported although the library hides everything else. */
+#define MH_EXPORT __attribute__((visibility("default")))
+
+MH_EXPORT int munmap(void *addr, size_t len)
 {
 	if (!mh_patched[F_MUNMAP])
 		mh_event(addr, len);
@@ -268,7 +272,7 @@ int munmap(void *addr, size_t len)
 	return (int)syscall(SYS_munmap, addr, len);
 }
 
-void *mremap(void *addr, size_t old_len, size_t new_len, int flags, ...)
+MH_EXPORT void *mremap(void *addr, size_t old_len, size_t new_len, int flags, ...)
 {
 	void *new_addr = NULL;
 	va_list ap;
@@ -288,7 +292,7 @@ void *mremap(void *addr, size_t old_len, size_t new_len, int flags, ...)
 	return (void *)syscall(SYS_mremap, addr, old_len, new_len, flags, new_addr);
 }
 
-int madvise(void *addr, size_t len, int advice)
+MH_EXPORT int madvise(void *addr, size_t len, int advice)
 {
 	if (!mh_patched[F_MADVISE] && advice_drops_pages(advice))
 		mh_event(addr, len);
@@ -297,7 +301,7 @@ int madvise(void *addr, size_t len, int advice)
 	return (int)syscall(SYS_madvise, addr, len, advice);
 }
 
-void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+MH_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
 	if (!mh_patched[F_MMAP] && (flags & MAP_FIXED) && addr)
 		mh_event(addr, len);
@@ -306,12 +310,12 @@ void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 	return raw_mmap(addr, len, prot, flags, fd, off);
 }
 
-void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off64_t off)
+MH_EXPORT void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off64_t off)
 {
 	return mmap(addr, len, prot, flags, fd, (off_t)off);
 }
 
-int brk(void *addr)
+MH_EXPORT int brk(void *addr)
 {
 	if (!mh_patched[F_BRK])
 		brk_event(addr);
@@ -320,7 +324,7 @@ int brk(void *addr)
 	return raw_brk(addr);
 }
 
-void *sbrk(intptr_t inc)
+MH_EXPORT void *sbrk(intptr_t inc)
 {
 	/* glibc's sbrk moves the break through its (patched) brk. */
 	if (!mh_patched[F_BRK] && inc < 0) {
@@ -334,7 +338,7 @@ void *sbrk(intptr_t inc)
 	return __sbrk(inc);
 }
 
-int malloc_trim(size_t pad)
+MH_EXPORT int malloc_trim(size_t pad)
 {
 	/* Trimming releases free heap pages with glibc-internal madvise/sbrk
 	 * calls. Patched, those report themselves; otherwise we cannot know

@@ -23,6 +23,14 @@
 extern "C" {
 #endif
 
+/* Everything this header declares is exported from libmpilite.so; the
+ * library is built with -fvisibility=hidden, so nothing else is. */
+#if defined(__GNUC__)
+#define MPIL_API __attribute__((visibility("default")))
+#else
+#define MPIL_API
+#endif
+
 #define MPI_VERSION    3
 #define MPI_SUBVERSION 1
 #define MPILITE	       1
@@ -190,15 +198,15 @@ typedef struct MPI_Status {
 
 /* ---- predefined objects ---------------------------------------------------
  * Declared with incomplete types: only their addresses are public. */
-extern struct mpil_comm mpil_comm_world, mpil_comm_self;
+extern MPIL_API struct mpil_comm mpil_comm_world, mpil_comm_self;
 #define MPI_COMM_WORLD (&mpil_comm_world)
 #define MPI_COMM_SELF  (&mpil_comm_self)
 
-extern struct mpil_errhandler mpil_errors_are_fatal, mpil_errors_return;
+extern MPIL_API struct mpil_errhandler mpil_errors_are_fatal, mpil_errors_return;
 #define MPI_ERRORS_ARE_FATAL (&mpil_errors_are_fatal)
 #define MPI_ERRORS_RETURN    (&mpil_errors_return)
 
-extern struct mpil_op mpil_op_max, mpil_op_min, mpil_op_sum, mpil_op_prod, mpil_op_land,
+extern MPIL_API struct mpil_op mpil_op_max, mpil_op_min, mpil_op_sum, mpil_op_prod, mpil_op_land,
     mpil_op_band, mpil_op_lor, mpil_op_bor, mpil_op_lxor, mpil_op_bxor, mpil_op_maxloc,
     mpil_op_minloc, mpil_op_replace, mpil_op_no_op;
 #define MPI_MAX	    (&mpil_op_max)
@@ -216,21 +224,22 @@ extern struct mpil_op mpil_op_max, mpil_op_min, mpil_op_sum, mpil_op_prod, mpil_
 #define MPI_REPLACE (&mpil_op_replace)
 #define MPI_NO_OP   (&mpil_op_no_op)
 
-extern struct mpil_group mpil_group_empty;
+extern MPIL_API struct mpil_group mpil_group_empty;
 #define MPI_GROUP_EMPTY (&mpil_group_empty)
-extern struct mpil_info mpil_info_env;
+extern MPIL_API struct mpil_info mpil_info_env;
 #define MPI_INFO_ENV (&mpil_info_env)
 
 /* Predefined datatypes (MPI-3.1 §3.2.2, §4.1.11, §5.9.4, §17.2.6). */
-extern struct mpil_datatype mpil_dt_char, mpil_dt_signed_char, mpil_dt_unsigned_char, mpil_dt_byte,
-    mpil_dt_wchar, mpil_dt_short, mpil_dt_unsigned_short, mpil_dt_int, mpil_dt_unsigned,
-    mpil_dt_long, mpil_dt_unsigned_long, mpil_dt_long_long, mpil_dt_unsigned_long_long,
-    mpil_dt_float, mpil_dt_double, mpil_dt_long_double, mpil_dt_c_bool, mpil_dt_int8, mpil_dt_int16,
-    mpil_dt_int32, mpil_dt_int64, mpil_dt_uint8, mpil_dt_uint16, mpil_dt_uint32, mpil_dt_uint64,
-    mpil_dt_aint, mpil_dt_offset, mpil_dt_count, mpil_dt_c_float_complex, mpil_dt_c_double_complex,
-    mpil_dt_c_long_double_complex, mpil_dt_cxx_bool, mpil_dt_cxx_float_complex,
-    mpil_dt_cxx_double_complex, mpil_dt_cxx_long_double_complex, mpil_dt_packed, mpil_dt_float_int,
-    mpil_dt_double_int, mpil_dt_long_int, mpil_dt_2int, mpil_dt_short_int, mpil_dt_long_double_int;
+extern MPIL_API struct mpil_datatype mpil_dt_char, mpil_dt_signed_char, mpil_dt_unsigned_char,
+    mpil_dt_byte, mpil_dt_wchar, mpil_dt_short, mpil_dt_unsigned_short, mpil_dt_int,
+    mpil_dt_unsigned, mpil_dt_long, mpil_dt_unsigned_long, mpil_dt_long_long,
+    mpil_dt_unsigned_long_long, mpil_dt_float, mpil_dt_double, mpil_dt_long_double, mpil_dt_c_bool,
+    mpil_dt_int8, mpil_dt_int16, mpil_dt_int32, mpil_dt_int64, mpil_dt_uint8, mpil_dt_uint16,
+    mpil_dt_uint32, mpil_dt_uint64, mpil_dt_aint, mpil_dt_offset, mpil_dt_count,
+    mpil_dt_c_float_complex, mpil_dt_c_double_complex, mpil_dt_c_long_double_complex,
+    mpil_dt_cxx_bool, mpil_dt_cxx_float_complex, mpil_dt_cxx_double_complex,
+    mpil_dt_cxx_long_double_complex, mpil_dt_packed, mpil_dt_float_int, mpil_dt_double_int,
+    mpil_dt_long_int, mpil_dt_2int, mpil_dt_short_int, mpil_dt_long_double_int;
 
 #define MPI_CHAR		    (&mpil_dt_char)
 #define MPI_SIGNED_CHAR		    (&mpil_dt_signed_char)
@@ -287,404 +296,426 @@ typedef int MPI_Comm_copy_attr_function(MPI_Comm oldcomm, int comm_keyval, void 
 typedef int MPI_Comm_delete_attr_function(MPI_Comm comm, int comm_keyval, void *attribute_val,
 					  void *extra_state);
 /* the predefined attribute callbacks (MPI-3.1 §6.7.2) */
-int mpil_comm_null_copy_fn(MPI_Comm, int, void *, void *, void *, int *);
-int mpil_comm_dup_fn(MPI_Comm, int, void *, void *, void *, int *);
-int mpil_comm_null_delete_fn(MPI_Comm, int, void *, void *);
+MPIL_API int mpil_comm_null_copy_fn(MPI_Comm, int, void *, void *, void *, int *);
+MPIL_API int mpil_comm_dup_fn(MPI_Comm, int, void *, void *, void *, int *);
+MPIL_API int mpil_comm_null_delete_fn(MPI_Comm, int, void *, void *);
 #define MPI_COMM_NULL_COPY_FN	(&mpil_comm_null_copy_fn)
 #define MPI_COMM_DUP_FN		(&mpil_comm_dup_fn)
 #define MPI_COMM_NULL_DELETE_FN (&mpil_comm_null_delete_fn)
 
 /* ---- environment ------------------------------------------------------------- */
-int MPI_Init(int *argc, char ***argv);
-int MPI_Init_thread(int *argc, char ***argv, int required, int *provided);
-int MPI_Finalize(void);
-int MPI_Initialized(int *flag);
-int MPI_Finalized(int *flag);
-int MPI_Query_thread(int *provided);
-int MPI_Is_thread_main(int *flag);
-int MPI_Abort(MPI_Comm comm, int errorcode);
-double MPI_Wtime(void);
-double MPI_Wtick(void);
-int MPI_Get_processor_name(char *name, int *resultlen);
-int MPI_Get_version(int *version, int *subversion);
-int MPI_Get_library_version(char *version, int *resultlen);
+MPIL_API int MPI_Init(int *argc, char ***argv);
+MPIL_API int MPI_Init_thread(int *argc, char ***argv, int required, int *provided);
+MPIL_API int MPI_Finalize(void);
+MPIL_API int MPI_Initialized(int *flag);
+MPIL_API int MPI_Finalized(int *flag);
+MPIL_API int MPI_Query_thread(int *provided);
+MPIL_API int MPI_Is_thread_main(int *flag);
+MPIL_API int MPI_Abort(MPI_Comm comm, int errorcode);
+MPIL_API double MPI_Wtime(void);
+MPIL_API double MPI_Wtick(void);
+MPIL_API int MPI_Get_processor_name(char *name, int *resultlen);
+MPIL_API int MPI_Get_version(int *version, int *subversion);
+MPIL_API int MPI_Get_library_version(char *version, int *resultlen);
 
 /* ---- communicators ------------------------------------------------------------ */
-int MPI_Comm_rank(MPI_Comm comm, int *rank);
-int MPI_Comm_size(MPI_Comm comm, int *size);
-int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag);
-int MPI_Comm_set_name(MPI_Comm comm, const char *comm_name);
-int MPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen);
-int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm);
-int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm);
-int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm);
-int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm);
-int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm);
-int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm);
-int MPI_Comm_free(MPI_Comm *comm);
-int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result);
-int MPI_Comm_test_inter(MPI_Comm comm, int *flag);
-int MPI_Comm_group(MPI_Comm comm, MPI_Group *group);
-int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info);
-int MPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used);
-int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn,
-			   MPI_Comm_delete_attr_function *comm_delete_attr_fn, int *comm_keyval,
-			   void *extra_state);
-int MPI_Comm_free_keyval(int *comm_keyval);
-int MPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val);
-int MPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval);
+MPIL_API int MPI_Comm_rank(MPI_Comm comm, int *rank);
+MPIL_API int MPI_Comm_size(MPI_Comm comm, int *size);
+MPIL_API int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag);
+MPIL_API int MPI_Comm_set_name(MPI_Comm comm, const char *comm_name);
+MPIL_API int MPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen);
+MPIL_API int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm);
+MPIL_API int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm);
+MPIL_API int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm);
+MPIL_API int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
+				 MPI_Comm *newcomm);
+MPIL_API int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm);
+MPIL_API int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm);
+MPIL_API int MPI_Comm_free(MPI_Comm *comm);
+MPIL_API int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result);
+MPIL_API int MPI_Comm_test_inter(MPI_Comm comm, int *flag);
+MPIL_API int MPI_Comm_group(MPI_Comm comm, MPI_Group *group);
+MPIL_API int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info);
+MPIL_API int MPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used);
+MPIL_API int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn,
+				    MPI_Comm_delete_attr_function *comm_delete_attr_fn,
+				    int *comm_keyval, void *extra_state);
+MPIL_API int MPI_Comm_free_keyval(int *comm_keyval);
+MPIL_API int MPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val);
+MPIL_API int MPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval);
 
 /* ---- groups ------------------------------------------------------------------- */
-int MPI_Group_size(MPI_Group group, int *size);
-int MPI_Group_rank(MPI_Group group, int *rank);
-int MPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2,
-			      int ranks2[]);
-int MPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result);
-int MPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup);
-int MPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup);
-int MPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup);
-int MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup);
-int MPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup);
-int MPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup);
-int MPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup);
-int MPI_Group_free(MPI_Group *group);
+MPIL_API int MPI_Group_size(MPI_Group group, int *size);
+MPIL_API int MPI_Group_rank(MPI_Group group, int *rank);
+MPIL_API int MPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[],
+				       MPI_Group group2, int ranks2[]);
+MPIL_API int MPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result);
+MPIL_API int MPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup);
+MPIL_API int MPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup);
+MPIL_API int MPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup);
+MPIL_API int MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup);
+MPIL_API int MPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup);
+MPIL_API int MPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup);
+MPIL_API int MPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup);
+MPIL_API int MPI_Group_free(MPI_Group *group);
 
 /* ---- info objects ----------------------------------------------------------------- */
-int MPI_Info_create(MPI_Info *info);
-int MPI_Info_set(MPI_Info info, const char *key, const char *value);
-int MPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag);
-int MPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag);
-int MPI_Info_get_nkeys(MPI_Info info, int *nkeys);
-int MPI_Info_get_nthkey(MPI_Info info, int n, char *key);
-int MPI_Info_delete(MPI_Info info, const char *key);
-int MPI_Info_dup(MPI_Info info, MPI_Info *newinfo);
-int MPI_Info_free(MPI_Info *info);
+MPIL_API int MPI_Info_create(MPI_Info *info);
+MPIL_API int MPI_Info_set(MPI_Info info, const char *key, const char *value);
+MPIL_API int MPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag);
+MPIL_API int MPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag);
+MPIL_API int MPI_Info_get_nkeys(MPI_Info info, int *nkeys);
+MPIL_API int MPI_Info_get_nthkey(MPI_Info info, int n, char *key);
+MPIL_API int MPI_Info_delete(MPI_Info info, const char *key);
+MPIL_API int MPI_Info_dup(MPI_Info info, MPI_Info *newinfo);
+MPIL_API int MPI_Info_free(MPI_Info *info);
 
 /* ---- error handling ------------------------------------------------------------ */
-int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler);
-int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler);
-int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function *function, MPI_Errhandler *errhandler);
-int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode);
-int MPI_Errhandler_free(MPI_Errhandler *errhandler);
-int MPI_Error_string(int errorcode, char *string, int *resultlen);
-int MPI_Error_class(int errorcode, int *errorclass);
+MPIL_API int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler);
+MPIL_API int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler);
+MPIL_API int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function *function,
+					MPI_Errhandler *errhandler);
+MPIL_API int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode);
+MPIL_API int MPI_Errhandler_free(MPI_Errhandler *errhandler);
+MPIL_API int MPI_Error_string(int errorcode, char *string, int *resultlen);
+MPIL_API int MPI_Error_class(int errorcode, int *errorclass);
 
 /* ---- point-to-point ------------------------------------------------------------- */
-int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
-int MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
-int MPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
-int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
-	     MPI_Status *status);
-int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
-	      MPI_Request *request);
-int MPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
-	       MPI_Request *request);
-int MPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
-	       MPI_Request *request);
-int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
-	      MPI_Request *request);
-int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
-		 void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
-		 MPI_Comm comm, MPI_Status *status);
-int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
-			 int source, int recvtag, MPI_Comm comm, MPI_Status *status);
-int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status);
-int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status);
-int MPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count);
-int MPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count);
-int MPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count);
+MPIL_API int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+		      MPI_Comm comm);
+MPIL_API int MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+		       MPI_Comm comm);
+MPIL_API int MPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+		       MPI_Comm comm);
+MPIL_API int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
+		      MPI_Comm comm, MPI_Status *status);
+MPIL_API int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+		       MPI_Comm comm, MPI_Request *request);
+MPIL_API int MPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+			MPI_Comm comm, MPI_Request *request);
+MPIL_API int MPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+			MPI_Comm comm, MPI_Request *request);
+MPIL_API int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
+		       MPI_Comm comm, MPI_Request *request);
+MPIL_API int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
+			  int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+			  int source, int recvtag, MPI_Comm comm, MPI_Status *status);
+MPIL_API int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
+				  int sendtag, int source, int recvtag, MPI_Comm comm,
+				  MPI_Status *status);
+MPIL_API int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status);
+MPIL_API int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status);
+MPIL_API int MPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count);
+MPIL_API int MPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count);
+MPIL_API int MPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count);
 
 /* ---- requests ------------------------------------------------------------------- */
-int MPI_Wait(MPI_Request *request, MPI_Status *status);
-int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]);
-int MPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Status *status);
-int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount,
-		 int array_of_indices[], MPI_Status array_of_statuses[]);
-int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status);
-int MPI_Testall(int count, MPI_Request array_of_requests[], int *flag,
-		MPI_Status array_of_statuses[]);
-int MPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *flag,
-		MPI_Status *status);
-int MPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount,
-		 int array_of_indices[], MPI_Status array_of_statuses[]);
-int MPI_Request_free(MPI_Request *request);
-int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status);
-int MPI_Cancel(MPI_Request *request);
-int MPI_Test_cancelled(const MPI_Status *status, int *flag);
+MPIL_API int MPI_Wait(MPI_Request *request, MPI_Status *status);
+MPIL_API int MPI_Waitall(int count, MPI_Request array_of_requests[],
+			 MPI_Status array_of_statuses[]);
+MPIL_API int MPI_Waitany(int count, MPI_Request array_of_requests[], int *index,
+			 MPI_Status *status);
+MPIL_API int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount,
+			  int array_of_indices[], MPI_Status array_of_statuses[]);
+MPIL_API int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status);
+MPIL_API int MPI_Testall(int count, MPI_Request array_of_requests[], int *flag,
+			 MPI_Status array_of_statuses[]);
+MPIL_API int MPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *flag,
+			 MPI_Status *status);
+MPIL_API int MPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount,
+			  int array_of_indices[], MPI_Status array_of_statuses[]);
+MPIL_API int MPI_Request_free(MPI_Request *request);
+MPIL_API int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status);
+MPIL_API int MPI_Cancel(MPI_Request *request);
+MPIL_API int MPI_Test_cancelled(const MPI_Status *status, int *flag);
 
 /* ---- datatypes ------------------------------------------------------------------- */
-int MPI_Type_size(MPI_Datatype datatype, int *size);
-int MPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size);
-int MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent);
-int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent);
-int MPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen);
-int MPI_Type_set_name(MPI_Datatype datatype, const char *type_name);
-int MPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent);
-int MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent);
-int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype);
-int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype,
-		    MPI_Datatype *newtype);
-int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
-			    MPI_Datatype *newtype);
-int MPI_Type_indexed(int count, const int array_of_blocklengths[],
-		     const int array_of_displacements[], MPI_Datatype oldtype,
-		     MPI_Datatype *newtype);
-int MPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
-			     const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
+MPIL_API int MPI_Type_size(MPI_Datatype datatype, int *size);
+MPIL_API int MPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size);
+MPIL_API int MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent);
+MPIL_API int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb,
+				      MPI_Aint *true_extent);
+MPIL_API int MPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen);
+MPIL_API int MPI_Type_set_name(MPI_Datatype datatype, const char *type_name);
+MPIL_API int MPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent);
+MPIL_API int MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb,
+					MPI_Count *true_extent);
+MPIL_API int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype);
+MPIL_API int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype,
 			     MPI_Datatype *newtype);
-int MPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[],
-				  MPI_Datatype oldtype, MPI_Datatype *newtype);
-int MPI_Type_create_hindexed_block(int count, int blocklength,
-				   const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
-				   MPI_Datatype *newtype);
-int MPI_Type_create_struct(int count, const int array_of_blocklengths[],
-			   const MPI_Aint array_of_displacements[],
-			   const MPI_Datatype array_of_types[], MPI_Datatype *newtype);
-int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
-			    MPI_Datatype *newtype);
-int MPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int array_of_subsizes[],
-			     const int array_of_starts[], int order, MPI_Datatype oldtype,
-			     MPI_Datatype *newtype);
-int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype);
-int MPI_Type_commit(MPI_Datatype *datatype);
-int MPI_Type_free(MPI_Datatype *datatype);
-int MPI_Get_address(const void *location, MPI_Aint *address);
-MPI_Aint MPI_Aint_add(MPI_Aint base, MPI_Aint disp);
-MPI_Aint MPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2);
-int MPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize,
-	     int *position, MPI_Comm comm);
-int MPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount,
-	       MPI_Datatype datatype, MPI_Comm comm);
-int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size);
+MPIL_API int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride,
+				     MPI_Datatype oldtype, MPI_Datatype *newtype);
+MPIL_API int MPI_Type_indexed(int count, const int array_of_blocklengths[],
+			      const int array_of_displacements[], MPI_Datatype oldtype,
+			      MPI_Datatype *newtype);
+MPIL_API int MPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
+				      const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
+				      MPI_Datatype *newtype);
+MPIL_API int MPI_Type_create_indexed_block(int count, int blocklength,
+					   const int array_of_displacements[], MPI_Datatype oldtype,
+					   MPI_Datatype *newtype);
+MPIL_API int MPI_Type_create_hindexed_block(int count, int blocklength,
+					    const MPI_Aint array_of_displacements[],
+					    MPI_Datatype oldtype, MPI_Datatype *newtype);
+MPIL_API int MPI_Type_create_struct(int count, const int array_of_blocklengths[],
+				    const MPI_Aint array_of_displacements[],
+				    const MPI_Datatype array_of_types[], MPI_Datatype *newtype);
+MPIL_API int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
+				     MPI_Datatype *newtype);
+MPIL_API int MPI_Type_create_subarray(int ndims, const int array_of_sizes[],
+				      const int array_of_subsizes[], const int array_of_starts[],
+				      int order, MPI_Datatype oldtype, MPI_Datatype *newtype);
+MPIL_API int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype);
+MPIL_API int MPI_Type_commit(MPI_Datatype *datatype);
+MPIL_API int MPI_Type_free(MPI_Datatype *datatype);
+MPIL_API int MPI_Get_address(const void *location, MPI_Aint *address);
+MPIL_API MPI_Aint MPI_Aint_add(MPI_Aint base, MPI_Aint disp);
+MPIL_API MPI_Aint MPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2);
+MPIL_API int MPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf,
+		      int outsize, int *position, MPI_Comm comm);
+MPIL_API int MPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount,
+			MPI_Datatype datatype, MPI_Comm comm);
+MPIL_API int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size);
 
 /* ---- collectives ----------------------------------------------------------------- */
-int MPI_Barrier(MPI_Comm comm);
-int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm);
-int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-		  MPI_Comm comm);
-int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-	       int root, MPI_Comm comm);
-int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-	       int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
-int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-		const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
-		MPI_Comm comm);
-int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-		int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
-int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
-		 MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
-		 int root, MPI_Comm comm);
-int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-		  int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
-int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-		   const int recvcounts[], const int displs[], MPI_Datatype recvtype,
-		   MPI_Comm comm);
-int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-		 int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
-int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
-		  MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
-		  MPI_Datatype recvtype, MPI_Comm comm);
-int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
-			     MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
-int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
-		       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
-int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-	     MPI_Comm comm);
-int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-	       MPI_Comm comm);
-int MPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype,
-		     MPI_Op op);
-int MPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op);
-int MPI_Op_free(MPI_Op *op);
-int MPI_Op_commutative(MPI_Op op, int *commute);
+MPIL_API int MPI_Barrier(MPI_Comm comm);
+MPIL_API int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm);
+MPIL_API int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+			   MPI_Op op, MPI_Comm comm);
+MPIL_API int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+			MPI_Op op, int root, MPI_Comm comm);
+MPIL_API int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+			int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
+MPIL_API int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+			 const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+			 int root, MPI_Comm comm);
+MPIL_API int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+			 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
+MPIL_API int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
+			  MPI_Datatype sendtype, void *recvbuf, int recvcount,
+			  MPI_Datatype recvtype, int root, MPI_Comm comm);
+MPIL_API int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+			   int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+MPIL_API int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+			    void *recvbuf, const int recvcounts[], const int displs[],
+			    MPI_Datatype recvtype, MPI_Comm comm);
+MPIL_API int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+			  int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+MPIL_API int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+			   MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+			   const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm);
+MPIL_API int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+				      MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
+MPIL_API int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
+				MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
+MPIL_API int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+		      MPI_Op op, MPI_Comm comm);
+MPIL_API int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+			MPI_Op op, MPI_Comm comm);
+MPIL_API int MPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype,
+			      MPI_Op op);
+MPIL_API int MPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op);
+MPIL_API int MPI_Op_free(MPI_Op *op);
+MPIL_API int MPI_Op_commutative(MPI_Op op, int *commute);
 
 /* ---- profiling interface: the same functions under their PMPI_ names ------------ */
-int PMPI_Init(int *argc, char ***argv);
-int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided);
-int PMPI_Finalize(void);
-int PMPI_Initialized(int *flag);
-int PMPI_Finalized(int *flag);
-int PMPI_Query_thread(int *provided);
-int PMPI_Is_thread_main(int *flag);
-int PMPI_Abort(MPI_Comm comm, int errorcode);
-double PMPI_Wtime(void);
-double PMPI_Wtick(void);
-int PMPI_Get_processor_name(char *name, int *resultlen);
-int PMPI_Get_version(int *version, int *subversion);
-int PMPI_Get_library_version(char *version, int *resultlen);
-int PMPI_Comm_rank(MPI_Comm comm, int *rank);
-int PMPI_Comm_size(MPI_Comm comm, int *size);
-int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag);
-int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name);
-int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen);
-int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm);
-int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm);
-int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm);
-int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm);
-int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm);
-int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm);
-int PMPI_Comm_free(MPI_Comm *comm);
-int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result);
-int PMPI_Comm_test_inter(MPI_Comm comm, int *flag);
-int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group);
-int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info);
-int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used);
-int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn,
-			    MPI_Comm_delete_attr_function *comm_delete_attr_fn, int *comm_keyval,
-			    void *extra_state);
-int PMPI_Comm_free_keyval(int *comm_keyval);
-int PMPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val);
-int PMPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval);
-int PMPI_Group_size(MPI_Group group, int *size);
-int PMPI_Group_rank(MPI_Group group, int *rank);
-int PMPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2,
-			       int ranks2[]);
-int PMPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result);
-int PMPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup);
-int PMPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup);
-int PMPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup);
-int PMPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup);
-int PMPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup);
-int PMPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup);
-int PMPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup);
-int PMPI_Group_free(MPI_Group *group);
-int PMPI_Info_create(MPI_Info *info);
-int PMPI_Info_set(MPI_Info info, const char *key, const char *value);
-int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag);
-int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag);
-int PMPI_Info_get_nkeys(MPI_Info info, int *nkeys);
-int PMPI_Info_get_nthkey(MPI_Info info, int n, char *key);
-int PMPI_Info_delete(MPI_Info info, const char *key);
-int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo);
-int PMPI_Info_free(MPI_Info *info);
-int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler);
-int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler);
-int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *function, MPI_Errhandler *errhandler);
-int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode);
-int PMPI_Errhandler_free(MPI_Errhandler *errhandler);
-int PMPI_Error_string(int errorcode, char *string, int *resultlen);
-int PMPI_Error_class(int errorcode, int *errorclass);
-int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
-int PMPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
-int PMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
-int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
-	      MPI_Status *status);
-int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
-	       MPI_Request *request);
-int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
-		MPI_Request *request);
-int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
-		MPI_Request *request);
-int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
-	       MPI_Request *request);
-int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
-		  void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
-		  MPI_Comm comm, MPI_Status *status);
-int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
-			  int source, int recvtag, MPI_Comm comm, MPI_Status *status);
-int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status);
-int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status);
-int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count);
-int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count);
-int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count);
-int PMPI_Wait(MPI_Request *request, MPI_Status *status);
-int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]);
-int PMPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Status *status);
-int PMPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount,
-		  int array_of_indices[], MPI_Status array_of_statuses[]);
-int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status);
-int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag,
-		 MPI_Status array_of_statuses[]);
-int PMPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *flag,
-		 MPI_Status *status);
-int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount,
-		  int array_of_indices[], MPI_Status array_of_statuses[]);
-int PMPI_Request_free(MPI_Request *request);
-int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status);
-int PMPI_Cancel(MPI_Request *request);
-int PMPI_Test_cancelled(const MPI_Status *status, int *flag);
-int PMPI_Type_size(MPI_Datatype datatype, int *size);
-int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size);
-int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent);
-int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent);
-int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen);
-int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name);
-int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent);
-int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent);
-int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype);
-int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype,
-		     MPI_Datatype *newtype);
-int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
-			     MPI_Datatype *newtype);
-int PMPI_Type_indexed(int count, const int array_of_blocklengths[],
-		      const int array_of_displacements[], MPI_Datatype oldtype,
-		      MPI_Datatype *newtype);
-int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
-			      const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
+MPIL_API int PMPI_Init(int *argc, char ***argv);
+MPIL_API int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided);
+MPIL_API int PMPI_Finalize(void);
+MPIL_API int PMPI_Initialized(int *flag);
+MPIL_API int PMPI_Finalized(int *flag);
+MPIL_API int PMPI_Query_thread(int *provided);
+MPIL_API int PMPI_Is_thread_main(int *flag);
+MPIL_API int PMPI_Abort(MPI_Comm comm, int errorcode);
+MPIL_API double PMPI_Wtime(void);
+MPIL_API double PMPI_Wtick(void);
+MPIL_API int PMPI_Get_processor_name(char *name, int *resultlen);
+MPIL_API int PMPI_Get_version(int *version, int *subversion);
+MPIL_API int PMPI_Get_library_version(char *version, int *resultlen);
+MPIL_API int PMPI_Comm_rank(MPI_Comm comm, int *rank);
+MPIL_API int PMPI_Comm_size(MPI_Comm comm, int *size);
+MPIL_API int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag);
+MPIL_API int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name);
+MPIL_API int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen);
+MPIL_API int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm);
+MPIL_API int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm);
+MPIL_API int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm);
+MPIL_API int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
+				  MPI_Comm *newcomm);
+MPIL_API int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm);
+MPIL_API int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm);
+MPIL_API int PMPI_Comm_free(MPI_Comm *comm);
+MPIL_API int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result);
+MPIL_API int PMPI_Comm_test_inter(MPI_Comm comm, int *flag);
+MPIL_API int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group);
+MPIL_API int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info);
+MPIL_API int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used);
+MPIL_API int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn,
+				     MPI_Comm_delete_attr_function *comm_delete_attr_fn,
+				     int *comm_keyval, void *extra_state);
+MPIL_API int PMPI_Comm_free_keyval(int *comm_keyval);
+MPIL_API int PMPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val);
+MPIL_API int PMPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval);
+MPIL_API int PMPI_Group_size(MPI_Group group, int *size);
+MPIL_API int PMPI_Group_rank(MPI_Group group, int *rank);
+MPIL_API int PMPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[],
+					MPI_Group group2, int ranks2[]);
+MPIL_API int PMPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result);
+MPIL_API int PMPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup);
+MPIL_API int PMPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup);
+MPIL_API int PMPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup);
+MPIL_API int PMPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup);
+MPIL_API int PMPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup);
+MPIL_API int PMPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup);
+MPIL_API int PMPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup);
+MPIL_API int PMPI_Group_free(MPI_Group *group);
+MPIL_API int PMPI_Info_create(MPI_Info *info);
+MPIL_API int PMPI_Info_set(MPI_Info info, const char *key, const char *value);
+MPIL_API int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag);
+MPIL_API int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag);
+MPIL_API int PMPI_Info_get_nkeys(MPI_Info info, int *nkeys);
+MPIL_API int PMPI_Info_get_nthkey(MPI_Info info, int n, char *key);
+MPIL_API int PMPI_Info_delete(MPI_Info info, const char *key);
+MPIL_API int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo);
+MPIL_API int PMPI_Info_free(MPI_Info *info);
+MPIL_API int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler);
+MPIL_API int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler);
+MPIL_API int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *function,
+					 MPI_Errhandler *errhandler);
+MPIL_API int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode);
+MPIL_API int PMPI_Errhandler_free(MPI_Errhandler *errhandler);
+MPIL_API int PMPI_Error_string(int errorcode, char *string, int *resultlen);
+MPIL_API int PMPI_Error_class(int errorcode, int *errorclass);
+MPIL_API int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+		       MPI_Comm comm);
+MPIL_API int PMPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+			MPI_Comm comm);
+MPIL_API int PMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+			MPI_Comm comm);
+MPIL_API int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
+		       MPI_Comm comm, MPI_Status *status);
+MPIL_API int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+			MPI_Comm comm, MPI_Request *request);
+MPIL_API int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+			 MPI_Comm comm, MPI_Request *request);
+MPIL_API int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+			 MPI_Comm comm, MPI_Request *request);
+MPIL_API int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
+			MPI_Comm comm, MPI_Request *request);
+MPIL_API int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
+			   int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+			   int source, int recvtag, MPI_Comm comm, MPI_Status *status);
+MPIL_API int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
+				   int sendtag, int source, int recvtag, MPI_Comm comm,
+				   MPI_Status *status);
+MPIL_API int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status);
+MPIL_API int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status);
+MPIL_API int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count);
+MPIL_API int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count);
+MPIL_API int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count);
+MPIL_API int PMPI_Wait(MPI_Request *request, MPI_Status *status);
+MPIL_API int PMPI_Waitall(int count, MPI_Request array_of_requests[],
+			  MPI_Status array_of_statuses[]);
+MPIL_API int PMPI_Waitany(int count, MPI_Request array_of_requests[], int *index,
+			  MPI_Status *status);
+MPIL_API int PMPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount,
+			   int array_of_indices[], MPI_Status array_of_statuses[]);
+MPIL_API int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status);
+MPIL_API int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag,
+			  MPI_Status array_of_statuses[]);
+MPIL_API int PMPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *flag,
+			  MPI_Status *status);
+MPIL_API int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount,
+			   int array_of_indices[], MPI_Status array_of_statuses[]);
+MPIL_API int PMPI_Request_free(MPI_Request *request);
+MPIL_API int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status);
+MPIL_API int PMPI_Cancel(MPI_Request *request);
+MPIL_API int PMPI_Test_cancelled(const MPI_Status *status, int *flag);
+MPIL_API int PMPI_Type_size(MPI_Datatype datatype, int *size);
+MPIL_API int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size);
+MPIL_API int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent);
+MPIL_API int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb,
+				       MPI_Aint *true_extent);
+MPIL_API int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen);
+MPIL_API int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name);
+MPIL_API int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent);
+MPIL_API int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb,
+					 MPI_Count *true_extent);
+MPIL_API int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype);
+MPIL_API int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype,
 			      MPI_Datatype *newtype);
-int PMPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[],
-				   MPI_Datatype oldtype, MPI_Datatype *newtype);
-int PMPI_Type_create_hindexed_block(int count, int blocklength,
-				    const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
-				    MPI_Datatype *newtype);
-int PMPI_Type_create_struct(int count, const int array_of_blocklengths[],
-			    const MPI_Aint array_of_displacements[],
-			    const MPI_Datatype array_of_types[], MPI_Datatype *newtype);
-int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
-			     MPI_Datatype *newtype);
-int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int array_of_subsizes[],
-			      const int array_of_starts[], int order, MPI_Datatype oldtype,
-			      MPI_Datatype *newtype);
-int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype);
-int PMPI_Type_commit(MPI_Datatype *datatype);
-int PMPI_Type_free(MPI_Datatype *datatype);
-int PMPI_Get_address(const void *location, MPI_Aint *address);
-MPI_Aint PMPI_Aint_add(MPI_Aint base, MPI_Aint disp);
-MPI_Aint PMPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2);
-int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize,
-	      int *position, MPI_Comm comm);
-int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount,
-		MPI_Datatype datatype, MPI_Comm comm);
-int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size);
-int PMPI_Barrier(MPI_Comm comm);
-int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm);
-int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-		   MPI_Comm comm);
-int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-		int root, MPI_Comm comm);
-int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-		int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
-int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-		 const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
-		 MPI_Comm comm);
-int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-		 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
-int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
-		  MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
-		  int root, MPI_Comm comm);
-int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-		   int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
-int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-		    const int recvcounts[], const int displs[], MPI_Datatype recvtype,
-		    MPI_Comm comm);
-int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-		  int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
-int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
-		   MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
-		   const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm);
-int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
-			      MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
-int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
-			MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
-int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-	      MPI_Comm comm);
-int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-		MPI_Comm comm);
-int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype,
-		      MPI_Op op);
-int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op);
-int PMPI_Op_free(MPI_Op *op);
-int PMPI_Op_commutative(MPI_Op op, int *commute);
+MPIL_API int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride,
+				      MPI_Datatype oldtype, MPI_Datatype *newtype);
+MPIL_API int PMPI_Type_indexed(int count, const int array_of_blocklengths[],
+			       const int array_of_displacements[], MPI_Datatype oldtype,
+			       MPI_Datatype *newtype);
+MPIL_API int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
+				       const MPI_Aint array_of_displacements[],
+				       MPI_Datatype oldtype, MPI_Datatype *newtype);
+MPIL_API int PMPI_Type_create_indexed_block(int count, int blocklength,
+					    const int array_of_displacements[],
+					    MPI_Datatype oldtype, MPI_Datatype *newtype);
+MPIL_API int PMPI_Type_create_hindexed_block(int count, int blocklength,
+					     const MPI_Aint array_of_displacements[],
+					     MPI_Datatype oldtype, MPI_Datatype *newtype);
+MPIL_API int PMPI_Type_create_struct(int count, const int array_of_blocklengths[],
+				     const MPI_Aint array_of_displacements[],
+				     const MPI_Datatype array_of_types[], MPI_Datatype *newtype);
+MPIL_API int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
+				      MPI_Datatype *newtype);
+MPIL_API int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[],
+				       const int array_of_subsizes[], const int array_of_starts[],
+				       int order, MPI_Datatype oldtype, MPI_Datatype *newtype);
+MPIL_API int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype);
+MPIL_API int PMPI_Type_commit(MPI_Datatype *datatype);
+MPIL_API int PMPI_Type_free(MPI_Datatype *datatype);
+MPIL_API int PMPI_Get_address(const void *location, MPI_Aint *address);
+MPIL_API MPI_Aint PMPI_Aint_add(MPI_Aint base, MPI_Aint disp);
+MPIL_API MPI_Aint PMPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2);
+MPIL_API int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf,
+		       int outsize, int *position, MPI_Comm comm);
+MPIL_API int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount,
+			 MPI_Datatype datatype, MPI_Comm comm);
+MPIL_API int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size);
+MPIL_API int PMPI_Barrier(MPI_Comm comm);
+MPIL_API int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm);
+MPIL_API int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+			    MPI_Op op, MPI_Comm comm);
+MPIL_API int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+			 MPI_Op op, int root, MPI_Comm comm);
+MPIL_API int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+			 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
+MPIL_API int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+			  const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+			  int root, MPI_Comm comm);
+MPIL_API int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+			  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
+MPIL_API int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
+			   MPI_Datatype sendtype, void *recvbuf, int recvcount,
+			   MPI_Datatype recvtype, int root, MPI_Comm comm);
+MPIL_API int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+			    void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+MPIL_API int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+			     void *recvbuf, const int recvcounts[], const int displs[],
+			     MPI_Datatype recvtype, MPI_Comm comm);
+MPIL_API int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+			   int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+MPIL_API int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+			    MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+			    const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm);
+MPIL_API int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+				       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
+MPIL_API int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
+				 MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
+MPIL_API int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+		       MPI_Op op, MPI_Comm comm);
+MPIL_API int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+			 MPI_Op op, MPI_Comm comm);
+MPIL_API int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype,
+			       MPI_Op op);
+MPIL_API int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op);
+MPIL_API int PMPI_Op_free(MPI_Op *op);
+MPIL_API int PMPI_Op_commutative(MPI_Op op, int *commute);
 
 #ifdef __cplusplus
 }
