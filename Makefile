@@ -128,9 +128,11 @@ $(LIBMPIL_SO): $(MPIL_OBJS) $(IBX_OBJS) mpi-lite/libmpilite.map
 $(MPIRUN_BIN): $(RUN_OBJS) $(LIBIBX_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $(RUN_OBJS) $(LIBIBX_A) $(LDLIBS_ALL)
-$(IBTEST_BIN): $(IBTEST_OBJS) $(LIBIBX_A)
+# ibtest prints every configuration section, mpi-lite's and mpilite-run's too.
+IBTEST_CONFIG_OBJS := $(call obj,mpi-lite/config.c mpi-lite/run/run_config.c)
+$(IBTEST_BIN): $(IBTEST_OBJS) $(IBTEST_CONFIG_OBJS) $(LIBIBX_A)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_LDFLAGS) -o $@ $(IBTEST_OBJS) $(LIBIBX_A) $(LDLIBS_ALL)
+	$(CC) $(ALL_LDFLAGS) -o $@ $(IBTEST_OBJS) $(IBTEST_CONFIG_OBJS) $(LIBIBX_A) $(LDLIBS_ALL)
 
 # mpilite-cc: a wrapper that knows where it was built or installed.
 $(MPICC_BIN): mpi-lite/mpilite-cc.in Makefile

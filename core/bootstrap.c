@@ -186,7 +186,7 @@ static bool pmix_value_to_u64(const pmix_value_t *v, uint64_t *out)
 
 static int boot_timeout_s(void)
 {
-	int64_t t = ibx_config()->BOOT_TIMEOUT;
+	int64_t t = ibx_core_config()->BOOT_TIMEOUT;
 
 	return t < 1 ? 1 : t > INT_MAX ? INT_MAX : (int)t;
 }

@@ -1,6 +1,9 @@
 /*
- * config.c — the IBX_* configuration: parsed once from the environment
- * against the table in config_table.h, printed by `ibtest info`.
+ * config.c — the configuration registry: every module's section (config.h)
+ * registers itself at load time; a section is parsed from the environment
+ * on first use; ibx_config_print / `ibtest info` print every registered
+ * variable, and ibx_config_print_markdown the README's table. Also the core
+ * section itself (core/config_table.h).
  */
 #include "ibx_int.h"
 
@@ -9,25 +12,9 @@
 #include <stdlib.h>
 #include <strings.h>
 
-enum cfg_type { CFG_STR, CFG_INT, CFG_BOOL };
-
-typedef struct cfg_entry {
-	const char *name;
-	enum cfg_type type;
-	const char *def;
-	const char *help;
-	size_t offset;
-} cfg_entry_t;
-
-static const cfg_entry_t cfg_table[] = {
-#define IBX_CONFIG(name, type, def, help)                                                          \
-	{#name, CFG_##type, def, help, offsetof(ibx_config_t, name)},
-#include "config_table.h"
-#undef IBX_CONFIG
-};
-
-static ibx_config_t cfg_values;
-static pthread_once_t cfg_once = PTHREAD_ONCE_INIT;
+/* Guards the registry and the parsing of sections (rare: first use, reload). */
+static pthread_mutex_t cfg_lock = PTHREAD_MUTEX_INITIALIZER;
+static ibx_config_section_t *cfg_sections;
 
 ibx_status_t ibx_config_parse_size(const char *s, int64_t *value_p)
 {
@@ -81,17 +68,156 @@ static ibx_status_t parse_bool(const char *s, bool *value_p)
 	return IBX_ERR_INVALID_PARAM;
 }
 
-static ibx_status_t set_entry(ibx_config_t *cfg, const cfg_entry_t *e, const char *s)
+static ibx_status_t set_field(void *values, const ibx_config_field_t *f, const char *s)
 {
-	char *field = (char *)cfg + e->offset;
+	char *field = (char *)values + f->offset;
 
-	switch (e->type) {
-	case CFG_STR: *(const char **)field = s; return IBX_OK;
-	case CFG_INT: return ibx_config_parse_size(s, (int64_t *)field);
-	case CFG_BOOL: return parse_bool(s, (bool *)field);
+	switch (f->type) {
+	case IBX_CONFIG_T_STR: *(const char **)field = s; return IBX_OK;
+	case IBX_CONFIG_T_INT: return ibx_config_parse_size(s, (int64_t *)field);
+	case IBX_CONFIG_T_BOOL: return parse_bool(s, (bool *)field);
 	}
 	return IBX_ERR_INVALID_PARAM;
 }
+
+/* Fills the section's values from the environment (defaults where unset
+ * or malformed). Called with cfg_lock held. */
+static ibx_status_t section_parse(ibx_config_section_t *s)
+{
+	ibx_status_t ret = IBX_OK;
+	uint64_t set = 0;
+	char env[96];
+
+	for (unsigned i = 0; i < s->nfields; i++) {
+		const ibx_config_field_t *f = &s->fields[i];
+		const char *v;
+
+		snprintf(env, sizeof(env), "%s%s", s->prefix, f->name);
+		v = getenv(env);
+		if (v && !*v)
+			v = NULL; /* VAR= means the default, as unset */
+		if (v && set_field(s->values, f, v) == IBX_OK) {
+			set |= 1ull << i;
+			continue;
+		}
+		if (v) {
+			ibx_error("%s=\"%s\" is not a valid value (%s); using the default \"%s\"",
+				  env, v, f->help, f->def);
+			ret = IBX_ERR_INVALID_PARAM;
+		}
+		set_field(s->values, f, f->def);
+	}
+	*s->set_mask = set;
+	if (s->apply && s->apply(s->values) != IBX_OK)
+		ret = IBX_ERR_INVALID_PARAM;
+	return ret;
+}
+
+void ibx_config_section_load(ibx_config_section_t *s)
+{
+	if (__atomic_load_n(&s->loaded, __ATOMIC_ACQUIRE))
+		return;
+	pthread_mutex_lock(&cfg_lock);
+	if (!s->loaded) {
+		(void)section_parse(s);
+		__atomic_store_n(&s->loaded, 1, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&cfg_lock);
+}
+
+void ibx_config_register(ibx_config_section_t *s)
+{
+	ibx_config_section_t **pp;
+
+	pthread_mutex_lock(&cfg_lock);
+	for (pp = &cfg_sections; *pp && strcmp((*pp)->module, s->module) <= 0; pp = &(*pp)->next)
+		if (*pp == s)
+			goto out;
+	s->next = *pp;
+	*pp = s;
+out:
+	pthread_mutex_unlock(&cfg_lock);
+}
+
+bool ibx_config_is_set(ibx_config_section_t *s, const void *field)
+{
+	size_t off = (size_t)((const char *)field - (const char *)s->values);
+
+	ibx_config_section_load(s);
+	for (unsigned i = 0; i < s->nfields; i++)
+		if (s->fields[i].offset == off)
+			return (*s->set_mask >> i) & 1;
+	return false;
+}
+
+ibx_status_t ibx_config_reload(void)
+{
+	ibx_status_t ret = IBX_OK;
+
+	pthread_mutex_lock(&cfg_lock);
+	for (ibx_config_section_t *s = cfg_sections; s; s = s->next) {
+		if (section_parse(s) != IBX_OK)
+			ret = IBX_ERR_INVALID_PARAM;
+		__atomic_store_n(&s->loaded, 1, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&cfg_lock);
+	return ret;
+}
+
+/* The value of @f as text: into @buf for numbers, the string itself else. */
+static const char *field_text(const ibx_config_section_t *s, const ibx_config_field_t *f, char *buf,
+			      size_t len)
+{
+	const char *field = (const char *)s->values + f->offset;
+
+	switch (f->type) {
+	case IBX_CONFIG_T_STR: return *(const char *const *)field;
+	case IBX_CONFIG_T_INT:
+		snprintf(buf, len, "%lld", (long long)*(const int64_t *)field);
+		return buf;
+	case IBX_CONFIG_T_BOOL: return *(const bool *)field ? "y" : "n";
+	}
+	return "?";
+}
+
+void ibx_config_print(void *file)
+{
+	FILE *f = file ? (FILE *)file : stdout;
+	char env[96], num[32];
+
+	for (ibx_config_section_t *s = cfg_sections; s; s = s->next) {
+		ibx_config_section_load(s);
+		fprintf(f, "# %s\n", s->module);
+		for (unsigned i = 0; i < s->nfields; i++) {
+			const ibx_config_field_t *e = &s->fields[i];
+
+			snprintf(env, sizeof(env), "%s%s", s->prefix, e->name);
+			fprintf(f, "%-24s = %-10s (default %s)\n    %s\n", env,
+				field_text(s, e, num, sizeof(num)), e->def, e->help);
+		}
+	}
+}
+
+void ibx_config_print_markdown(FILE *f)
+{
+	fprintf(f, "| variable | module | default | meaning |\n|---|---|---|---|\n");
+	for (ibx_config_section_t *s = cfg_sections; s; s = s->next) {
+		for (unsigned i = 0; i < s->nfields; i++) {
+			const ibx_config_field_t *e = &s->fields[i];
+
+			fprintf(f, "| `%s%s` | %s | `%s` | ", s->prefix, e->name, s->module,
+				e->def);
+			for (const char *c = e->help; *c; c++) {
+				if (*c == '|')
+					fputc('\\', f);
+				fputc(*c, f);
+			}
+			fprintf(f, " |\n");
+		}
+	}
+}
+
+/* ---- the core section ------------------------------------------------------ */
 
 static int level_from_name(const char *s)
 {
@@ -102,69 +228,18 @@ static int level_from_name(const char *s)
 	return -1;
 }
 
-ibx_status_t ibx_config_reload(void)
+static ibx_status_t core_apply(void *values)
 {
-	ibx_config_t cfg;
-	ibx_status_t ret = IBX_OK;
-	char env[64];
+	const ibx_core_config_t *cfg = values;
+	int lvl = level_from_name(cfg->LOG);
 
-	for (size_t i = 0; i < IBX_ARRAY_SIZE(cfg_table); i++) {
-		const cfg_entry_t *e = &cfg_table[i];
-		const char *v;
-
-		snprintf(env, sizeof(env), "IBX_%s", e->name);
-		v = getenv(env);
-		if (v && set_entry(&cfg, e, v) == IBX_OK)
-			continue;
-		if (v) {
-			ibx_error("%s=\"%s\" is not a valid value (%s); using the default \"%s\"",
-				  env, v, e->help, e->def);
-			ret = IBX_ERR_INVALID_PARAM;
-		}
-		set_entry(&cfg, e, e->def);
-	}
-	int lvl = level_from_name(cfg.LOG);
 	if (lvl < 0) {
-		ibx_error("IBX_LOG=\"%s\" is not one of error|warn|info|debug|trace", cfg.LOG);
-		ret = IBX_ERR_INVALID_PARAM;
-		lvl = IBX_LOG_WARN;
+		ibx_log_level_cur = IBX_LOG_WARN;
+		ibx_error("IBX_LOG=\"%s\" is not one of error|warn|info|debug|trace", cfg->LOG);
+		return IBX_ERR_INVALID_PARAM;
 	}
 	ibx_log_level_cur = lvl;
-	cfg_values = cfg;
-	return ret;
+	return IBX_OK;
 }
 
-static void config_load_once(void)
-{
-	(void)ibx_config_reload();
-}
-
-const ibx_config_t *ibx_config(void)
-{
-	pthread_once(&cfg_once, config_load_once);
-	return &cfg_values;
-}
-
-void ibx_config_print(void *file)
-{
-	FILE *f = file ? (FILE *)file : stdout;
-	const ibx_config_t *cfg = ibx_config();
-	char env[64];
-
-	for (size_t i = 0; i < IBX_ARRAY_SIZE(cfg_table); i++) {
-		const cfg_entry_t *e = &cfg_table[i];
-		const char *field = (const char *)cfg + e->offset;
-
-		snprintf(env, sizeof(env), "IBX_%s", e->name);
-		switch (e->type) {
-		case CFG_STR: fprintf(f, "%-22s = %-10s", env, *(const char *const *)field); break;
-		case CFG_INT:
-			fprintf(f, "%-22s = %-10lld", env, (long long)*(const int64_t *)field);
-			break;
-		case CFG_BOOL:
-			fprintf(f, "%-22s = %-10s", env, *(const bool *)field ? "y" : "n");
-			break;
-		}
-		fprintf(f, " (default %s)\n    %s\n", e->def, e->help);
-	}
-}
+IBX_CONFIG_DEFINE(ibx_core, "core", "IBX_", ibx_core_config_t, IBX_CORE_CONFIG, core_apply)

@@ -48,7 +48,7 @@ static bool rank_is_local(const ibx_ctx_t *ctx, int r)
 
 static ibx_status_t choose_paths(ibx_ctx_t *ctx, path_choice_t *pc)
 {
-	const char *mode = ibx_config()->PATHS;
+	const char *mode = ibx_core_config()->PATHS;
 	bool all_shm = !strcasecmp(mode, "shm");
 	bool all_verbs = !strcasecmp(mode, "verbs");
 
@@ -103,6 +103,15 @@ static void paths_fini(ibx_ctx_t *ctx)
 	ctx->npaths = 0;
 }
 
+/* Every slot of a path's ops table is filled (with a function returning
+ * IBX_ERR_UNSUPPORTED where the path cannot do something), so callers
+ * test results, never pointers. */
+static bool path_ops_complete(const ibx_path_ops_t *ops)
+{
+	return ops->name && ops->tag_send && ops->rndv_recv && ops->put && ops->get &&
+	       ops->put_imm && ops->fetch_add && ops->cswap && ops->flush;
+}
+
 static ibx_status_t paths_connect(ibx_ctx_t *ctx)
 {
 	path_choice_t pc;
@@ -142,6 +151,11 @@ static ibx_status_t paths_connect(ibx_ctx_t *ctx)
 		if (r != ctx->rank && !ctx->peers[r].ops) {
 			ibx_error("no path connected rank %d", r);
 			st = IBX_ERR_UNREACHABLE;
+			goto out;
+		}
+		if (r != ctx->rank && !path_ops_complete(ctx->peers[r].ops)) {
+			ibx_error("path %s leaves an operation NULL", ctx->peers[r].ops->name);
+			st = IBX_ERR_UNSUPPORTED;
 			goto out;
 		}
 	}
@@ -197,8 +211,8 @@ static uint64_t choose_spin_count(ibx_ctx_t *ctx)
 {
 	int ncpu;
 
-	if (getenv("IBX_SPIN_COUNT"))
-		return (uint64_t)ibx_config()->SPIN_COUNT;
+	if (ibx_config_is_set(&ibx_core_config_section, &ibx_core_config()->SPIN_COUNT))
+		return (uint64_t)ibx_core_config()->SPIN_COUNT;
 	ncpu = ctx->local_size > 1 ? local_cpu_union(ctx) : 0;
 	if (ncpu <= 0)
 		ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN);
@@ -208,8 +222,8 @@ static uint64_t choose_spin_count(ibx_ctx_t *ctx)
 		return IBX_SPIN_OVERSUBSCRIBED;
 	}
 	ibx_debug("%d node-local ranks on %d CPUs: waiters spin %lld passes", ctx->local_size, ncpu,
-		  (long long)ibx_config()->SPIN_COUNT);
-	return (uint64_t)ibx_config()->SPIN_COUNT;
+		  (long long)ibx_core_config()->SPIN_COUNT);
+	return (uint64_t)ibx_core_config()->SPIN_COUNT;
 }
 
 ibx_status_t ibx_init(const ibx_init_params_t *params, ibx_ctx_t **ctx_p)
@@ -219,7 +233,7 @@ ibx_status_t ibx_init(const ibx_init_params_t *params, ibx_ctx_t **ctx_p)
 
 	if (!ctx_p)
 		return IBX_ERR_INVALID_PARAM;
-	(void)ibx_config();
+	(void)ibx_core_config();
 	ctx = calloc(1, sizeof(*ctx));
 	if (!ctx)
 		return IBX_ERR_NO_MEMORY;

@@ -7,7 +7,9 @@
 #ifndef IBX_INT_H
 #define IBX_INT_H
 
+#include "config.h"
 #include "ibx.h"
+#include "list.h"
 
 #include <errno.h>
 #include <stdatomic.h>
@@ -22,26 +24,8 @@
 #define IBX_ARRAY_SIZE(a)		    (sizeof(a) / sizeof((a)[0]))
 #define ibx_container_of(ptr, type, member) ((type *)((char *)(ptr)-offsetof(type, member)))
 
-/* ---- configuration (core/config.c, table in core/config_table.h) ------- */
-typedef struct ibx_config {
-#define IBX_CONFIG_STR(name)		  const char *name;
-#define IBX_CONFIG_INT(name)		  int64_t name;
-#define IBX_CONFIG_BOOL(name)		  bool name;
-#define IBX_CONFIG(name, type, def, help) IBX_CONFIG_##type(name)
+/* ---- configuration: core/config.h; core's own section: config_table.h -- */
 #include "config_table.h"
-#undef IBX_CONFIG
-#undef IBX_CONFIG_STR
-#undef IBX_CONFIG_INT
-#undef IBX_CONFIG_BOOL
-} ibx_config_t;
-
-/* Parsed once from the environment (first call); never NULL. */
-const ibx_config_t *ibx_config(void);
-/* Re-reads the environment (tests that change IBX_* variables). Returns
- * IBX_ERR_INVALID_PARAM, with a logged message, on a malformed value. */
-ibx_status_t ibx_config_reload(void);
-/* Parses "16k", "4m", "1g", decimal or 0x hex. */
-ibx_status_t ibx_config_parse_size(const char *s, int64_t *value_p);
 
 /* ---- logging (core/log.c) ---------------------------------------------- */
 typedef enum {
@@ -126,36 +110,26 @@ static inline void ibx_req_init(ibx_request_t *req, int kind)
 	req->completed = 0;
 	req->status = IBX_INPROGRESS;
 	req->kind = kind;
-	req->next = req->prev = NULL;
+	req->link.next = req->link.prev = NULL;
 	req->done = 0;
 }
 
-/* Intrusive doubly linked queue of requests. */
-typedef struct ibx_req_queue {
-	ibx_request_t *head, *tail;
-} ibx_req_queue_t;
+/* A queue of requests, linked through their `link` (core/list.h). */
+typedef ibx_list_t ibx_req_queue_t;
 static inline void ibx_rq_push(ibx_req_queue_t *q, ibx_request_t *r)
 {
-	r->next = NULL;
-	r->prev = q->tail;
-	if (q->tail)
-		q->tail->next = r;
-	else
-		q->head = r;
-	q->tail = r;
+	ibx_list_push_tail(q, &r->link);
 }
 static inline void ibx_rq_remove(ibx_req_queue_t *q, ibx_request_t *r)
 {
-	if (r->prev)
-		r->prev->next = r->next;
-	else
-		q->head = r->next;
-	if (r->next)
-		r->next->prev = r->prev;
-	else
-		q->tail = r->prev;
-	r->next = r->prev = NULL;
+	ibx_list_remove(q, &r->link);
 }
+static inline ibx_request_t *ibx_rq_first(const ibx_req_queue_t *q)
+{
+	return ibx_list_first_entry(q, ibx_request_t, link);
+}
+#define ibx_rq_for_each(r, q)	      ibx_list_for_each_entry(r, q, ibx_request_t, link)
+#define ibx_rq_for_each_safe(r, n, q) ibx_list_for_each_entry_safe(r, n, q, ibx_request_t, link)
 
 /* ---- paths ---------------------------------------------------------------- */
 struct ibx_peer;
@@ -187,7 +161,9 @@ typedef struct ibx_path_ops {
 	/* A receive matched a rendezvous announcement @rts (path-private bytes
 	 * saved by the tag layer): move the data into req->buf. */
 	ibx_status_t (*rndv_recv)(struct ibx_peer *peer, const void *rts, ibx_request_t *req);
-	/* One-sided ops (RMA, datatype schemes); NULL where unsupported. */
+	/* One-sided ops (RMA, datatype schemes). Every slot is filled: where a
+	 * path cannot do an operation, its function returns
+	 * IBX_ERR_UNSUPPORTED (context.c refuses a table with a NULL slot). */
 	ibx_status_t (*put)(struct ibx_peer *peer, const struct iovec *src, int n, uint64_t raddr,
 			    uint32_t rkey, ibx_request_t *req);
 	ibx_status_t (*get)(struct ibx_peer *peer, const struct iovec *dst, int n, uint64_t raddr,

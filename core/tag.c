@@ -117,7 +117,10 @@ static void unexp_append(ibx_ctx_t *ctx, ibx_unexp_t *e)
 
 static ibx_request_t *posted_match(ibx_ctx_t *ctx, int src, ibx_tag_t tag)
 {
-	for (ibx_request_t *r = ctx->posted.head; r; r = r->next) {
+	ibx_request_t *r;
+
+	ibx_rq_for_each(r, &ctx->posted)
+	{
 		if (tag_matches(r->peer, r->tag, r->mask, src, tag)) {
 			ibx_rq_remove(&ctx->posted, r);
 			return r;
@@ -224,8 +227,8 @@ void ibx_tag_peer_failed(ibx_ctx_t *ctx, int peer, ibx_status_t why)
 		return;
 	if (ctx->peers[peer].error == IBX_OK)
 		ctx->peers[peer].error = why;
-	for (r = ctx->posted.head; r; r = next) {
-		next = r->next;
+	ibx_rq_for_each_safe(r, next, &ctx->posted)
+	{
 		if (r->peer == peer) {
 			ibx_rq_remove(&ctx->posted, r);
 			r->source = peer;
@@ -368,7 +371,10 @@ ibx_status_t ibx_request_cancel(ibx_ctx_t *ctx, ibx_request_t *req)
 		return IBX_ERR_INVALID_PARAM;
 	if (req->completed)
 		return IBX_ERR_BUSY;
-	for (ibx_request_t *r = ctx->posted.head; r; r = r->next) {
+	ibx_request_t *r;
+
+	ibx_rq_for_each(r, &ctx->posted)
+	{
 		if (r == req) {
 			ibx_rq_remove(&ctx->posted, req);
 			ibx_req_complete(req, IBX_ERR_CANCELED);

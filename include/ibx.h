@@ -117,7 +117,9 @@ struct ibx_request {
 	ibx_completion_cb_t cb; /* optional, called once on completion */
 	void *user_data;
 	/* engine-private below */
-	struct ibx_request *next, *prev;
+	struct ibx_list_node { /* the engine's queues (core/list.h) */
+		struct ibx_list_node *next, *prev;
+	} link;
 	int kind;
 	int peer;
 	unsigned flags;

@@ -213,7 +213,7 @@ bool mpil_coll_oversubscribed(void)
 
 int mpil_coll_init(void)
 {
-	const ibx_config_t *cfg = ibx_config();
+	const mpil_config_t *cfg = mpil_config();
 	int ws = mpil_g.world_size, me = mpil_g.world_rank, err = MPI_SUCCESS;
 	int nlocal = ibx_local_size(mpil_g.ctx), *info = NULL;
 	int64_t fake = cfg->COLL_NODE_SIZE;

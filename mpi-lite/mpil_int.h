@@ -35,6 +35,7 @@
 
 #include "mpi.h"
 #include "ibx_int.h"
+#include "mpil_config.h"
 
 #include <limits.h>
 #include <pthread.h>

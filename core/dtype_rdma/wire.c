@@ -25,6 +25,9 @@
  * loops describe. Anything else is IBX_ERR_CORRUPT.
  */
 #include "dtype_int.h"
+#include "dt_config.h"
+
+IBX_CONFIG_DEFINE(ibx_dt, "core/dtype_rdma", "IBX_", ibx_dt_config_t, IBX_DT_CONFIG, NULL)
 
 #define WIRE_MAGIC  0x44584249u /* "IBXD" */
 #define WIRE_FORMAT 1
@@ -215,7 +218,7 @@ ibx_status_t ibx_dt_deserialize(const void *buf, size_t len, ibx_dt_t **dt_p)
 		return IBX_ERR_INVALID_PARAM;
 	if (len < WIRE_HDR)
 		BAD("%zu bytes, shorter than the header", len);
-	if ((int64_t)len > ibx_config()->DT_WIRE_MAX || len > SIZE_MAX / 4)
+	if ((int64_t)len > ibx_dt_config()->DT_WIRE_MAX || len > SIZE_MAX / 4)
 		BAD("%zu bytes, over IBX_DT_WIRE_MAX", len);
 	if (get32(in) != WIRE_MAGIC || get16(in + 4) != WIRE_FORMAT || get16(in + 6) != 0)
 		BAD("bad magic/format");

@@ -418,12 +418,12 @@ ibx_status_t ibx_qp_tag_send(ibx_peer_t *peer, ibx_request_t *req)
 	ibx_status_t st, pst;
 
 	if (ibx_likely(req->buflen <= p->fast_max && !(req->flags & IBX_SEND_SYNC) &&
-		       p->error == IBX_OK && !p->pend_tag.head && qp_sq_space(p) > 0 &&
+		       p->error == IBX_OK && ibx_list_empty(&p->pend_tag) && qp_sq_space(p) > 0 &&
 		       (uint16_t)(p->tx_sent - p->tx_acked) < p->tx_credits_max))
 		return eager_fast(p, req);
 	if (ibx_unlikely(p->error != IBX_OK))
 		return p->error;
-	if (ibx_unlikely(p->pend_tag.head != NULL || !msg_can_post(p, tag_body_len(p, req)))) {
+	if (ibx_unlikely(!ibx_list_empty(&p->pend_tag) || !msg_can_post(p, tag_body_len(p, req)))) {
 		/* FIFO: behind anything already waiting */
 		peer_path(p)->stats.sends_queued++;
 		ibx_rq_push(&p->pend_tag, req);
@@ -608,7 +608,7 @@ static void tx_completion(qp_path_t *path, const struct ibv_wc *wc)
 		p->sq_tail++;
 		sqe_retire(p, r, IBX_OK);
 	}
-	if (p->pend_tag.head || p->pend_head)
+	if (!ibx_list_empty(&p->pend_tag) || p->pend_head)
 		ibx_qp_pend_mark(p);
 }
 
@@ -639,11 +639,11 @@ void ibx_qp_peer_fail(qp_peer_t *p, ibx_status_t why, const qp_sqe_t *culprit)
 		ibx_qp_op_queue_fail(p, op, IBX_ERR_UNREACHABLE);
 	}
 	p->pend_tail = NULL;
-	while ((r = p->pend_tag.head)) {
+	while ((r = ibx_rq_first(&p->pend_tag))) {
 		ibx_rq_remove(&p->pend_tag, r);
 		ibx_req_complete(r, IBX_ERR_UNREACHABLE);
 	}
-	while ((r = p->rndv_sends.head)) {
+	while ((r = ibx_rq_first(&p->rndv_sends))) {
 		ibx_rcache_region_t *reg = (ibx_rcache_region_t *)(uintptr_t)r->priv[1];
 
 		ibx_rq_remove(&p->rndv_sends, r);
@@ -687,7 +687,8 @@ static void rndv_fin(qp_peer_t *p, const qp_fin_t *fin)
 {
 	ibx_request_t *r;
 
-	for (r = p->rndv_sends.head; r; r = r->next) {
+	ibx_rq_for_each(r, &p->rndv_sends)
+	{
 		if ((uint32_t)r->priv[0] == fin->id) {
 			ibx_rcache_region_t *reg = (ibx_rcache_region_t *)(uintptr_t)r->priv[1];
 
@@ -790,7 +791,7 @@ static void rx_completion(qp_path_t *path, const struct ibv_wc *wc)
 credits:
 	if (p->error == IBX_OK && credit_owed(p) && mbox_post(p, false) == IBX_ERR_BUSY)
 		ibx_qp_pend_mark(p); /* no slot now: progress retries */
-	if (p->pend_tag.head || p->pend_head)
+	if (!ibx_list_empty(&p->pend_tag) || p->pend_head)
 		ibx_qp_pend_mark(p);
 }
 
@@ -848,7 +849,7 @@ static void peer_drain(qp_peer_t *p)
 	b.p = p;
 	b.n = 0;
 	b.ndone = 0;
-	while (p->error == IBX_OK && (req = p->pend_tag.head)) {
+	while (p->error == IBX_OK && (req = ibx_rq_first(&p->pend_tag))) {
 		size_t body = tag_body_len(p, req);
 		ibx_status_t st;
 
@@ -881,7 +882,8 @@ static void pend_run(qp_path_t *path)
 		if (p->error != IBX_OK)
 			continue;
 		peer_drain(p);
-		if (p->error == IBX_OK && (p->pend_head || p->pend_tag.head || credit_owed(p)))
+		if (p->error == IBX_OK &&
+		    (p->pend_head || !ibx_list_empty(&p->pend_tag) || credit_owed(p)))
 			ibx_qp_pend_mark(p);
 	}
 }

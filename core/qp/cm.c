@@ -164,7 +164,7 @@ static void cm_conn_param(struct rdma_conn_param *cp, const ibx_qp_t *qp, const 
 	cp->private_data_len = CM_PRIV_LEN;
 	cp->responder_resources = (uint8_t)qp->max_rd_atomic;
 	cp->initiator_depth = (uint8_t)qp->max_rd_atomic;
-	cp->retry_count = (uint8_t)ibx_config()->IB_RETRY;
+	cp->retry_count = (uint8_t)ibx_qp_config()->IB_RETRY;
 	cp->rnr_retry_count = 7;
 	cp->srq = qp->srq ? 1 : 0;
 	cp->qp_num = qp->qpn;

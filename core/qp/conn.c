@@ -133,7 +133,7 @@ static uint16_t credit_threshold(uint16_t credits)
 /* Sizes every pool from the configuration and the number of peers. */
 static ibx_status_t path_size(qp_path_t *path, int n)
 {
-	const ibx_config_t *cfg = ibx_config();
+	const ibx_qp_config_t *cfg = ibx_qp_config();
 	const struct ibv_device_attr *da = &path->dev->attr;
 	int64_t credits = cfg->IB_CREDITS, rx = cfg->IB_RX_BUFS, sq = cfg->IB_SQ_DEPTH;
 	int64_t cqe;

@@ -14,6 +14,8 @@
 #include <arpa/inet.h>
 #include <stdlib.h>
 
+IBX_CONFIG_DEFINE(ibx_qp, "core/qp", "IBX_", ibx_qp_config_t, IBX_QP_CONFIG, NULL)
+
 int ibx_qp_mtu_bytes(enum ibv_mtu mtu)
 {
 	switch (mtu) {
@@ -127,7 +129,7 @@ static ibx_status_t dev_use_port(ibx_qp_dev_t *dev, uint8_t port, int gid_index,
 			      ? IBV_LINK_LAYER_ETHERNET
 			      : IBV_LINK_LAYER_INFINIBAND;
 	if (gid_index < 0)
-		gid_index = (int)ibx_config()->GID_INDEX;
+		gid_index = (int)ibx_qp_config()->GID_INDEX;
 	return dev_pick_gid(dev, gid_index);
 }
 
@@ -188,7 +190,7 @@ ibx_status_t ibx_qp_dev_open(const char *spec, int gid_index, ibx_qp_dev_t **dev
 	ibx_status_t st = IBX_ERR_NO_DEVICE;
 
 	if (!spec || !*spec)
-		spec = ibx_config()->DEVICE;
+		spec = ibx_qp_config()->DEVICE;
 	if (spec && *spec) {
 		const char *colon = strchr(spec, ':');
 		size_t nl = colon ? (size_t)(colon - spec) : strlen(spec);

@@ -123,7 +123,7 @@ void ibx_qp_local_addr(const ibx_qp_t *qp, ibx_qp_addr_t *a)
 ibx_status_t ibx_qp_connect(ibx_qp_t *qp, const ibx_qp_addr_t *remote,
 			    const ibx_qp_conn_attr_t *cattr)
 {
-	const ibx_config_t *cfg = ibx_config();
+	const ibx_qp_config_t *cfg = ibx_qp_config();
 	ibx_qp_dev_t *dev = qp->dev;
 	struct ibv_qp_attr qa;
 	enum ibv_mtu mtu;

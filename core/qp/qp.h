@@ -28,6 +28,7 @@
 #define IBX_QP_H
 
 #include "ibx_int.h"
+#include "qp_config.h"
 
 #include <infiniband/verbs.h>
 

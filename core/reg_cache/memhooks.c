@@ -470,7 +470,7 @@ static void mh_atfork_child(void)
 
 __attribute__((constructor)) static void memhooks_init(void)
 {
-	const ibx_config_t *cfg;
+	const ibx_rcache_config_t *cfg;
 	const char *want;
 	long page = sysconf(_SC_PAGESIZE);
 
@@ -485,7 +485,7 @@ __attribute__((constructor)) static void memhooks_init(void)
 	next_malloc_trim = (int (*)(size_t))dlsym(RTLD_NEXT, "malloc_trim");
 	pthread_atfork(NULL, NULL, mh_atfork_child);
 
-	cfg = ibx_config();
+	cfg = ibx_rcache_config();
 	if (!cfg->RCACHE_ENABLE)
 		return;
 #if !IBX_MEMHOOKS_INTERPOSE

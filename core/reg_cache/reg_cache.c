@@ -20,32 +20,24 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-/* ---- lists ---------------------------------------------------------------- */
+IBX_CONFIG_DEFINE(ibx_rcache, "core/reg_cache", "IBX_", ibx_rcache_config_t, IBX_RCACHE_CONFIG,
+		  NULL)
 
-static void list_append(region_list_t *l, ibx_rcache_region_t *r)
+/* ---- lists and regions ------------------------------------------------ */
+
+static void list_append(ibx_list_t *l, ibx_rcache_region_t *r)
 {
-	r->next = NULL;
-	r->prev = l->tail;
-	if (l->tail)
-		l->tail->next = r;
-	else
-		l->head = r;
-	l->tail = r;
-	l->count++;
+	ibx_list_push_tail(l, &r->link);
 }
 
-static void list_remove(region_list_t *l, ibx_rcache_region_t *r)
+static void list_remove(ibx_list_t *l, ibx_rcache_region_t *r)
 {
-	if (r->prev)
-		r->prev->next = r->next;
-	else
-		l->head = r->next;
-	if (r->next)
-		r->next->prev = r->prev;
-	else
-		l->tail = r->prev;
-	r->next = r->prev = NULL;
-	l->count--;
+	ibx_list_remove(l, &r->link);
+}
+
+static ibx_rcache_region_t *list_first(const ibx_list_t *l)
+{
+	return ibx_list_first_entry(l, ibx_rcache_region_t, link);
 }
 
 static inline ibx_rcache_region_t *region_of(ibx_itree_node_t *node)
@@ -67,7 +59,7 @@ static inline size_t region_len(const ibx_rcache_region_t *r)
 
 void ibx_rcache_params_default(ibx_rcache_params_t *params)
 {
-	const ibx_config_t *cfg = ibx_config();
+	const ibx_rcache_config_t *cfg = ibx_rcache_config();
 
 	memset(params, 0, sizeof(*params));
 	params->name = "rcache";
@@ -192,7 +184,7 @@ static void region_retire(ibx_rcache_t *cache, ibx_rcache_region_t *r)
 
 static void evict_lru_head(ibx_rcache_t *cache)
 {
-	ibx_rcache_region_t *r = cache->lru.head;
+	ibx_rcache_region_t *r = list_first(&cache->lru);
 
 	ibx_trace("%s: evicting [%p, +%zu)", cache->name, (void *)region_start(r), region_len(r));
 	cache->stats.evictions++;
@@ -201,15 +193,17 @@ static void evict_lru_head(ibx_rcache_t *cache)
 
 void ibx_rcache_evict_for(ibx_rcache_t *cache, size_t len)
 {
-	while (cache->lru.head && (cache->stats.cur_bytes + len > cache->params.max_bytes ||
-				   cache->stats.cur_entries + 1 > cache->params.max_entries))
+	while (!ibx_list_empty(&cache->lru) &&
+	       (cache->stats.cur_bytes + len > cache->params.max_bytes ||
+		cache->stats.cur_entries + 1 > cache->params.max_entries))
 		evict_lru_head(cache);
 }
 
 static void evict_over_limits(ibx_rcache_t *cache)
 {
-	while (cache->lru.head && (cache->stats.cur_bytes > cache->params.max_bytes ||
-				   cache->stats.cur_entries > cache->params.max_entries))
+	while (!ibx_list_empty(&cache->lru) &&
+	       (cache->stats.cur_bytes > cache->params.max_bytes ||
+		cache->stats.cur_entries > cache->params.max_entries))
 		evict_lru_head(cache);
 }
 
@@ -555,8 +549,8 @@ void ibx_rcache_destroy(ibx_rcache_t *cache)
 		region_unhook(cache, r);
 		region_destroy(cache, r);
 	}
-	while (cache->detached.head) {
-		ibx_rcache_region_t *r = cache->detached.head;
+	while (!ibx_list_empty(&cache->detached)) {
+		ibx_rcache_region_t *r = list_first(&cache->detached);
 
 		referenced++;
 		list_remove(&cache->detached, r);
@@ -588,7 +582,7 @@ void ibx_rcache_flush(ibx_rcache_t *cache)
 {
 	pthread_mutex_lock(&cache->lock);
 	ibx_rcache_drain_invq(cache);
-	while (cache->lru.head)
-		region_retire(cache, cache->lru.head);
+	while (!ibx_list_empty(&cache->lru))
+		region_retire(cache, list_first(&cache->lru));
 	pthread_mutex_unlock(&cache->lock);
 }

@@ -118,6 +118,7 @@
 #define IBX_REG_CACHE_H
 
 #include "ibx_int.h"
+#include "rcache_config.h"
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -13,9 +13,9 @@
 #include <stdatomic.h>
 
 struct ibx_rcache_region {
-	ibx_itree_node_t node;		       /* [base, base + len) while cached */
-	struct ibx_rcache_region *prev, *next; /* LRU (cached, unreferenced) or
-						* detached list (uncached, referenced) */
+	ibx_itree_node_t node; /* [base, base + len) while cached */
+	ibx_list_node_t link;  /* LRU (cached, unreferenced) or detached list
+				* (uncached, referenced) */
 	void *handle;
 	uint32_t lkey, rkey;
 	unsigned refcount;
@@ -26,11 +26,6 @@ struct ibx_rcache_region {
 #define REGION_IN_LRU	0x2u
 #define REGION_DETACHED 0x4u /* out of the tree, still referenced */
 #define REGION_INVALID	0x8u /* its memory went away */
-
-typedef struct region_list {
-	ibx_rcache_region_t *head, *tail;
-	size_t count;
-} region_list_t;
 
 /*
  * Ranges reported by the memory hooks and not yet processed. Written by
@@ -56,8 +51,8 @@ struct ibx_rcache {
 	char name[64];
 	size_t page_size;
 	ibx_itree_t tree;
-	region_list_t lru;	/* head = least recently released */
-	region_list_t detached; /* referenced regions no longer in the tree */
+	ibx_list_t lru;	     /* head = least recently released */
+	ibx_list_t detached; /* referenced regions no longer in the tree */
 	ibx_rcache_stats_t stats;
 	/* memory hooks */
 	rcache_invq_t invq;

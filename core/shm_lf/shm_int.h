@@ -43,6 +43,7 @@
 #define IBX_SHM_INT_H
 
 #include "ibx_int.h"
+#include "shm_config.h"
 
 #include <limits.h>
 #include <stdint.h>

@@ -179,7 +179,8 @@ static const ibx_path_ops_t shm_ops;
 
 static void update_work(shm_peer_t *p)
 {
-	bool w = p->ctrl_count || p->pending.head || p->pipe_tx.head || p->pipe_rx.head;
+	bool w = p->ctrl_count || !ibx_list_empty(&p->pending) || !ibx_list_empty(&p->pipe_tx) ||
+		 !ibx_list_empty(&p->pipe_rx);
 
 	if (w != p->has_work) {
 		p->has_work = w;
@@ -220,9 +221,9 @@ static void demote(shm_peer_t *p)
 
 static ibx_request_t *rq_find_id(ibx_req_queue_t *q, uint32_t id)
 {
-	for (ibx_request_t *r = q->head; r; r = r->next)
-		if ((uint32_t)RQ_ID(r) == id)
-			return r;
+	ibx_request_t *r;
+
+	ibx_rq_for_each(r, q) if ((uint32_t)RQ_ID(r) == id) return r;
 	return NULL;
 }
 
@@ -230,7 +231,7 @@ static void fail_queue(ibx_req_queue_t *q, ibx_status_t why)
 {
 	ibx_request_t *r;
 
-	while ((r = q->head)) {
+	while ((r = ibx_rq_first(q))) {
 		ibx_rq_remove(q, r);
 		ibx_req_complete(r, why);
 	}
@@ -286,7 +287,7 @@ static ibx_status_t send_slow(shm_peer_t *p, ibx_request_t *req)
 	RQ_RNDV(req) = (req->flags & IBX_SEND_SYNC) || req->buflen > p->eager_limit;
 	RQ_ID(req) = RQ_RNDV(req) ? ++p->next_id : 0;
 	promote(p);
-	if (!p->pending.head && send_start(p, req))
+	if (ibx_list_empty(&p->pending) && send_start(p, req))
 		return RQ_RNDV(req) ? IBX_INPROGRESS : IBX_OK;
 	/* ring full: wait, in order, behind earlier sends */
 	ibx_rq_push(&p->pending, req);
@@ -300,7 +301,7 @@ static ibx_status_t shm_tag_send(ibx_peer_t *peer, ibx_request_t *req)
 
 	/* the fast path: a few compares, the slot stores, one release */
 	if (ibx_likely(!(req->flags & IBX_SEND_SYNC) && req->buflen <= p->eager_limit &&
-		       !p->pending.head) &&
+		       ibx_list_empty(&p->pending)) &&
 	    ibx_likely(
 		ibx_shm_tx_send(&p->tx, IBX_SHM_PKT_EAGER, 0, req->tag, req->buf, req->buflen))) {
 		promote(p);
@@ -374,17 +375,11 @@ static int pending_drain(shm_peer_t *p)
 	ibx_request_t *req;
 	int n = 0;
 
-	while ((req = p->pending.head)) {
+	while ((req = ibx_rq_first(&p->pending))) {
 		ibx_rq_remove(&p->pending, req);
 		if (!send_start(p, req)) {
 			/* back to the head: order is kept */
-			req->next = p->pending.head;
-			req->prev = NULL;
-			if (p->pending.head)
-				p->pending.head->prev = req;
-			else
-				p->pending.tail = req;
-			p->pending.head = req;
+			ibx_list_push_head(&p->pending, &req->link);
 			break;
 		}
 		n++;
@@ -399,7 +394,7 @@ static int pipe_tx_work(shm_peer_t *p)
 	ibx_request_t *req;
 	int n = 0;
 
-	while ((req = p->pipe_tx.head)) {
+	while ((req = ibx_rq_first(&p->pipe_tx))) {
 		size_t want = RQ_BYTES(req);
 
 		if (req->done < want) {
@@ -425,7 +420,7 @@ static int pipe_rx_work(shm_state_t *st, shm_peer_t *p)
 	ibx_request_t *req;
 	int n = 0;
 
-	while ((req = p->pipe_rx.head)) {
+	while ((req = ibx_rq_first(&p->pipe_rx))) {
 		size_t want = RQ_BYTES(req);
 
 		if (req->done < want) {
@@ -700,11 +695,11 @@ static int do_work(shm_state_t *st)
 			continue;
 		if (p->ctrl_count)
 			ev += ctrl_drain(p);
-		if (p->pending.head)
+		if (!ibx_list_empty(&p->pending))
 			ev += pending_drain(p);
-		if (p->pipe_rx.head)
+		if (!ibx_list_empty(&p->pipe_rx))
 			ev += pipe_rx_work(st, p);
-		if (p->pipe_tx.head)
+		if (!ibx_list_empty(&p->pipe_tx))
 			ev += pipe_tx_work(p);
 		update_work(p);
 	}
@@ -745,8 +740,8 @@ static int shm_progress(ibx_ctx_t *ctx, void *state)
 		int n = poll_peer(st, p);
 
 		ev += n;
-		if (ibx_unlikely(!n && ++p->idle > SHM_IDLE_DEMOTE && !p->rndv_tx.head &&
-				 !p->cma_rx.head && !p->has_work)) {
+		if (ibx_unlikely(!n && ++p->idle > SHM_IDLE_DEMOTE && ibx_list_empty(&p->rndv_tx) &&
+				 ibx_list_empty(&p->cma_rx) && !p->has_work)) {
 			demote(p); /* order[i] is now another active peer */
 			continue;
 		}
@@ -775,7 +770,7 @@ static bool shm_busy(ibx_ctx_t *ctx, void *state)
 	if (st->nwork)
 		return true;
 	for (int i = 0; i < st->npeers; i++)
-		if (st->peers[i].rndv_tx.head || st->peers[i].cma_rx.head)
+		if (!ibx_list_empty(&st->peers[i].rndv_tx) || !ibx_list_empty(&st->peers[i].cma_rx))
 			return true;
 	return false;
 }
@@ -836,12 +831,35 @@ static ibx_status_t shm_flush(ibx_peer_t *peer)
 	return IBX_OK;
 }
 
+/* A CMA copy is not atomic and has no completion event at the target:
+ * these need the target's memory in a shared segment (not here yet). */
+static ibx_status_t shm_put_imm(ibx_peer_t *peer, const struct iovec *src, int n, uint64_t raddr,
+				uint32_t rkey, uint32_t imm, ibx_request_t *req)
+{
+	return IBX_ERR_UNSUPPORTED;
+}
+
+static ibx_status_t shm_fetch_add(ibx_peer_t *peer, uint64_t raddr, uint32_t rkey, uint64_t add,
+				  uint64_t *result, ibx_request_t *req)
+{
+	return IBX_ERR_UNSUPPORTED;
+}
+
+static ibx_status_t shm_cswap(ibx_peer_t *peer, uint64_t raddr, uint32_t rkey, uint64_t compare,
+			      uint64_t swap, uint64_t *result, ibx_request_t *req)
+{
+	return IBX_ERR_UNSUPPORTED;
+}
+
 static const ibx_path_ops_t shm_ops = {
     .name = "shm",
     .tag_send = shm_tag_send,
     .rndv_recv = shm_rndv_recv,
     .put = shm_put,
     .get = shm_get,
+    .put_imm = shm_put_imm,
+    .fetch_add = shm_fetch_add,
+    .cswap = shm_cswap,
     .flush = shm_flush,
 };
 
@@ -869,7 +887,7 @@ static void state_free(shm_state_t *st)
 
 static ibx_status_t shm_init(ibx_ctx_t *ctx, const int *ranks, int n, void **state_p)
 {
-	const ibx_config_t *cfg = ibx_config();
+	const ibx_shm_config_t *cfg = ibx_shm_config();
 	shm_boot_info_t *info = NULL;
 	shm_state_t *st;
 	int *sorted = NULL;
@@ -896,7 +914,10 @@ static ibx_status_t shm_init(ibx_ctx_t *ctx, const int *ranks, int n, void **sta
 	if (ret != IBX_OK)
 		goto err_free;
 	st->cma_threshold = (size_t)cfg->SHM_CMA_THRESHOLD;
-	st->check_ns = (uint64_t)(cfg->PEER_CHECK_MS > 0 ? cfg->PEER_CHECK_MS : 200) * 1000000ull;
+	st->check_ns =
+	    (uint64_t)(ibx_core_config()->PEER_CHECK_MS > 0 ? ibx_core_config()->PEER_CHECK_MS
+							    : 200) *
+	    1000000ull;
 	st->peers = calloc((size_t)n, sizeof(*st->peers));
 	st->order = calloc((size_t)n, sizeof(*st->order));
 	sorted = malloc((size_t)n * sizeof(*sorted));
@@ -1015,7 +1036,7 @@ static ibx_status_t connect_peer(shm_state_t *st, int i)
 	ibx_shm_pipe_init(&p->prx, mine.chunk_hdrs, mine.chunks, st->geom.pipe_chunk,
 			  st->geom.pipe_chunks, theirs.ack);
 	/* at least two eager packets fit the peer's ring at once */
-	p->eager_limit = (size_t)ibx_config()->SHM_EAGER_LIMIT;
+	p->eager_limit = (size_t)ibx_shm_config()->SHM_EAGER_LIMIT;
 	if (p->eager_limit > ibx_shm_pkt_capacity(pg->ring_slots / 2))
 		p->eager_limit = ibx_shm_pkt_capacity(pg->ring_slots / 2);
 	p->cma_ok = cma_probe(p, info);

@@ -37,6 +37,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+IBX_CONFIG_DEFINE(ibx_shm, "core/shm_lf", "IBX_", ibx_shm_config_t, IBX_SHM_CONFIG, NULL)
+
 #define SHM_PAGE 4096u
 
 static size_t round_up(size_t v, size_t a)

@@ -35,6 +35,8 @@
 #endif
 #include "run_int.h"
 #include "ibx_int.h"
+#include "run_config.h"
+#include "shm_lf/shm_config.h"
 
 #include <fcntl.h>
 #include <limits.h>
@@ -257,7 +259,7 @@ static void usage(FILE *f)
 		"\n"
 		"When a rank exits with a non-zero status, is killed by a signal or calls\n"
 		"abort (MPI_Abort / PMIx_Abort), or the timeout expires, every rank's\n"
-		"process group gets SIGTERM, then SIGKILL after a grace period (%g s;\n"
+		"process group gets SIGTERM, then SIGKILL after a grace period (%s s;\n"
 		"MPILITE_RUN_KILL_GRACE=S sets it). SIGINT, SIGTERM and SIGHUP are passed\n"
 		"on to the ranks the same way (SIGKILL at the second); SIGUSR1 and SIGUSR2\n"
 		"are passed on only.\n"
@@ -267,7 +269,7 @@ static void usage(FILE *f)
 		"abort code (modulo 256; 0 becomes 1), 124 on timeout, 128+S when " RUN_NAME "\n"
 		"got signal S, 126/127 when program cannot be executed / is not found,\n"
 		"125 for an error of " RUN_NAME " itself.\n",
-		RUN_KILL_GRACE_S);
+		mpil_run_config()->KILL_GRACE);
 }
 
 static int parse_int(const char *s, const char *opt, int *out)
@@ -376,10 +378,8 @@ static int parse_opts(int argc, char **argv, run_opts_t *opts)
 	if (opts->timeout_s == 0 && getenv("MPIEXEC_TIMEOUT") && *getenv("MPIEXEC_TIMEOUT") &&
 	    parse_seconds(getenv("MPIEXEC_TIMEOUT"), "MPIEXEC_TIMEOUT", &opts->timeout_s) < 0)
 		return -1;
-	opts->grace_s = RUN_KILL_GRACE_S;
-	if (getenv("MPILITE_RUN_KILL_GRACE") && *getenv("MPILITE_RUN_KILL_GRACE") &&
-	    parse_seconds(getenv("MPILITE_RUN_KILL_GRACE"), "MPILITE_RUN_KILL_GRACE",
-			  &opts->grace_s) < 0)
+	if (parse_seconds(mpil_run_config()->KILL_GRACE, "MPILITE_RUN_KILL_GRACE", &opts->grace_s) <
+	    0)
 		return -1;
 	opts->argv = argv + i;
 	return 0;
@@ -523,7 +523,7 @@ int main(int argc, char **argv)
 	job.sig_fd = job.event_fd = job.devnull = -1;
 	if (ensure_std_fds() < 0)
 		return RUN_EXIT_INTERNAL;
-	(void)ibx_config(); /* IBX_LOG for the launcher's own debug output */
+	(void)ibx_core_config(); /* IBX_LOG for the launcher's own debug output */
 	rc = parse_opts(argc, argv, &opts);
 	if (rc != 0) {
 		free(opts.xvars);
@@ -593,7 +593,7 @@ err_tmpdir:
 	 * when a rank was killed before every peer had attached */
 	shm_dir = run_env_get(job.env, "IBX_SHM_DIR");
 	if (!shm_dir || !*shm_dir)
-		shm_dir = ibx_config()->SHM_DIR;
+		shm_dir = ibx_shm_config()->SHM_DIR;
 	if (job.nstarted)
 		run_shm_cleanup(shm_dir, job.job_id);
 err_evp:

@@ -28,9 +28,6 @@
 #define RUN_EXIT_NOEXEC	  126 /* the program could not be executed */
 #define RUN_EXIT_NOTFOUND 127 /* the program was not found */
 
-/* After SIGTERM, how long ranks get before SIGKILL (MPILITE_RUN_KILL_GRACE
- * overrides it). */
-#define RUN_KILL_GRACE_S 3.0
 /* Once every rank is reaped: stop waiting for output after this long
  * without any (a background grandchild may hold a pipe open) ... */
 #define RUN_DRAIN_IDLE_S 1.0

@@ -30,6 +30,7 @@
 #define _GNU_SOURCE
 #include "bootstrap.h"
 #include "ibx_int.h"
+#include "shm_lf/shm_config.h"
 
 #include <dirent.h>
 #include <sys/prctl.h>
@@ -412,6 +413,19 @@ static void test_put_get(uint8_t *a, uint8_t *b)
 		}
 		CHECK(peer->ops && !strcmp(peer->ops->name, "shm"), "path %s",
 		      peer->ops ? peer->ops->name : "none");
+		{ /* what the path cannot do is refused, never a NULL slot */
+			uint64_t res = 0;
+
+			CHECK(peer->ops->fetch_add(peer, addr, 0, 1, &res, &rr) ==
+				  IBX_ERR_UNSUPPORTED,
+			      "shm fetch_add");
+			CHECK(peer->ops->cswap(peer, addr, 0, 0, 1, &res, &rr) ==
+				  IBX_ERR_UNSUPPORTED,
+			      "shm cswap");
+			CHECK(peer->ops->put_imm(peer, iov, 1, addr, 0, 5, &rr) ==
+				  IBX_ERR_UNSUPPORTED,
+			      "shm put_imm");
+		}
 		st = peer->ops->put(peer, iov, 300, addr, 0, NULL);
 		if (st == IBX_ERR_UNSUPPORTED) {
 			printf("put/get: CMA refused here, skipped\n");
@@ -437,7 +451,7 @@ static int count_segments(void)
 {
 	char prefix[128];
 	struct dirent *de;
-	DIR *d = opendir(ibx_config()->SHM_DIR);
+	DIR *d = opendir(ibx_shm_config()->SHM_DIR);
 	int n = 0;
 
 	if (!d)
@@ -780,7 +794,7 @@ int main(int argc, char **argv)
 	/* every rank has passed ready, so every segment name is gone */
 	barrier();
 	CHECK(count_segments() == 0, "%d segment(s) of this job still in %s after init",
-	      count_segments(), ibx_config()->SHM_DIR);
+	      count_segments(), ibx_shm_config()->SHM_DIR);
 
 	if (!strcmp(mode, "all")) {
 		test_sizes(a, b, false);

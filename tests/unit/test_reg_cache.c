@@ -1298,7 +1298,7 @@ static void test_mode_is_expected(void **state)
 {
 	const char *want = getenv("IBX_RCACHE_MEMHOOKS");
 
-	if (!ibx_config()->RCACHE_ENABLE) {
+	if (!ibx_rcache_config()->RCACHE_ENABLE) {
 		assert_string_equal(ibx_rcache_memhooks_mode(), "none");
 		return;
 	}

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "ibx_int.h"
+#include "shm_lf/shm_config.h"
 
 static ibx_ctx_t *ctx;
 
@@ -185,10 +186,48 @@ static void test_config(void **state)
 	assert_int_equal(ibx_config_reload(), IBX_ERR_INVALID_PARAM);
 	setenv("IBX_SHM_EAGER_LIMIT", "8k", 1);
 	assert_int_equal(ibx_config_reload(), IBX_OK);
-	assert_int_equal(ibx_config()->SHM_EAGER_LIMIT, 8192);
+	assert_int_equal(ibx_shm_config()->SHM_EAGER_LIMIT, 8192);
 	unsetenv("IBX_SHM_EAGER_LIMIT");
 	assert_int_equal(ibx_config_reload(), IBX_OK);
 	assert_string_equal(ibx_status_str(IBX_ERR_TRUNCATED), "message truncated");
+}
+
+/* The registry: set/defaulted, an empty value, a malformed log level, and
+ * every linked section in the printed table. */
+static void test_config_registry(void **state)
+{
+	const ibx_core_config_t *core = ibx_core_config();
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	unsetenv("IBX_SPIN_COUNT");
+	assert_int_equal(ibx_config_reload(), IBX_OK);
+	assert_false(ibx_config_is_set(&ibx_core_config_section, &core->SPIN_COUNT));
+	assert_int_equal(core->SPIN_COUNT, 2000);
+	setenv("IBX_SPIN_COUNT", "7", 1);
+	assert_int_equal(ibx_config_reload(), IBX_OK);
+	assert_true(ibx_config_is_set(&ibx_core_config_section, &core->SPIN_COUNT));
+	assert_int_equal(core->SPIN_COUNT, 7);
+	setenv("IBX_SPIN_COUNT", "", 1); /* empty: the default, as unset */
+	assert_int_equal(ibx_config_reload(), IBX_OK);
+	assert_false(ibx_config_is_set(&ibx_core_config_section, &core->SPIN_COUNT));
+	assert_int_equal(core->SPIN_COUNT, 2000);
+	unsetenv("IBX_SPIN_COUNT");
+	setenv("IBX_LOG", "loud", 1); /* the core section's apply hook rejects it */
+	assert_int_equal(ibx_config_reload(), IBX_ERR_INVALID_PARAM);
+	unsetenv("IBX_LOG");
+	assert_int_equal(ibx_config_reload(), IBX_OK);
+
+	f = open_memstream(&text, &len);
+	assert_non_null(f);
+	ibx_config_print_markdown(f);
+	fclose(f);
+	assert_non_null(strstr(text, "| `IBX_SPIN_COUNT` | core | `2000` |"));
+	assert_non_null(strstr(text, "| `IBX_SHM_EAGER_LIMIT` | core/shm_lf | `8k` |"));
+	assert_non_null(strstr(text, "| `IBX_IB_CREDITS` | core/qp | `64` |"));
+	assert_non_null(strstr(text, "error\\|warn")); /* '|' in help is escaped */
+	free(text);
 }
 
 int main(void)
@@ -201,6 +240,7 @@ int main(void)
 	    cmocka_unit_test(test_sync_self),
 	    cmocka_unit_test(test_bad_args),
 	    cmocka_unit_test(test_config),
+	    cmocka_unit_test(test_config_registry),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

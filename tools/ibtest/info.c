@@ -1,15 +1,22 @@
 /*
  * info.c — `ibtest info`: what this build of ibx will run with.
  *
- * Prints the ibx version, every IBX_* tunable with its current value (the one
- * table in core/config_table.h, through ibx_config_print) and the verbs
- * devices libibverbs sees: per port its state, link layer, LID, MTU and the
- * valid GID table entries with their type (IB, RoCE v1, RoCE v2) and network
- * interface. Nothing here needs a launcher or another rank.
+ * Prints the ibx version, every configuration variable with its current value
+ * (every module's section in the one registry, core/config.h: the engine's,
+ * mpi-lite's and mpilite-run's) and the verbs devices libibverbs sees: per port its state, link
+ * layer, LID, MTU and the valid GID table entries with their type (IB, RoCE v1, RoCE v2) and
+ * network interface. Nothing here needs a launcher or another rank. `ibtest info --markdown` prints
+ * the variables as README's table.
  */
 #include "ibtest.h"
 
-#include "ibx.h"
+#include "dtype_rdma/dt_config.h"
+#include "ibx_int.h"
+#include "mpil_config.h"
+#include "qp/qp_config.h"
+#include "reg_cache/rcache_config.h"
+#include "run/run_config.h"
+#include "shm_lf/shm_config.h"
 
 #include <arpa/inet.h>
 #include <endian.h>
@@ -105,29 +112,50 @@ static void print_device(struct ibv_device *dev)
 	ibv_close_device(vctx);
 }
 
+/* Every configuration section. Naming them links each into ibtest, also
+ * those of modules ibtest does not otherwise use, and of mpi-lite and
+ * mpilite-run (a static link takes only the objects something refers to). */
+static ibx_config_section_t *const all_sections[] = {
+    &ibx_core_config_section,	&ibx_shm_config_section, &ibx_qp_config_section,
+    &ibx_rcache_config_section, &ibx_dt_config_section,	 &mpil_config_section,
+    &mpil_run_config_section};
+
 static int info_main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 	    {"help", no_argument, NULL, 'h'},
+	    {"markdown", no_argument, NULL, 'm'},
 	    {NULL, 0, NULL, 0},
 	};
 	struct ibv_device **devs;
 	int opt, n = 0;
+	bool markdown = false;
 
 	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		fprintf(
-		    opt == 'h' ? stdout : stderr,
-		    "usage: ibtest info\n"
-		    "  prints the ibx version, the IBX_* configuration and the verbs devices\n");
+		if (opt == 'm') {
+			markdown = true;
+			continue;
+		}
+		fprintf(opt == 'h' ? stdout : stderr,
+			"usage: ibtest info [--markdown]\n"
+			"  prints the ibx version, every configuration variable and the verbs "
+			"devices;\n"
+			"  --markdown: only the variables, as a Markdown table (README's)\n");
 		return opt == 'h' ? 0 : 2;
 	}
 	if (optind != argc) {
 		fprintf(stderr, "ibtest info: unexpected argument '%s'\n", argv[optind]);
 		return 2;
 	}
+	for (size_t i = 0; i < IBX_ARRAY_SIZE(all_sections); i++)
+		ibx_config_register(all_sections[i]);
+	if (markdown) {
+		ibx_config_print_markdown(stdout);
+		return 0;
+	}
 
 	printf("ibx %d.%d\n\n", IBX_VERSION_MAJOR, IBX_VERSION_MINOR);
-	printf("configuration (IBX_* environment variables):\n");
+	printf("configuration (environment variables, by module):\n");
 	ibx_config_print(stdout);
 
 	printf("\nverbs devices:\n");

@@ -1,0 +1,35 @@
+/*
+ * qp_config.h — the configuration variables of core/qp, the verbs path, one row each
+ * (name without the IBX_ prefix, type, default, help), and the struct that
+ * holds their values: ibx_qp_config() parses them on first use. The module
+ * registers the table as its configuration section (core/config.h), so
+ * `ibtest info` prints it with every other one.
+ *
+ * One row per line: a table reads better unwrapped.
+ */
+#ifndef IBX_QP_CONFIG_H
+#define IBX_QP_CONFIG_H
+
+#include "config.h"
+
+// clang-format off
+#define IBX_QP_CONFIG(X) \
+	X(DEVICE, STR, "", "verbs device and port, name:port (default: the first active port)") \
+	X(GID_INDEX, INT, "-1", "RoCE GID index (-1: pick the RoCEv2 IPv4-mapped GID, else the first valid one)") \
+	X(IB_EAGER_LIMIT, INT, "8k", "largest message sent eagerly over verbs; larger ones use zero-copy RDMA rendezvous") \
+	X(IB_RX_BUFS, INT, "512", "receive buffers pre-posted on the shared receive queue") \
+	X(IB_CREDITS, INT, "64", "send credits per peer (eager messages in flight before the receiver returns credits)") \
+	X(IB_INLINE, INT, "128", "largest send posted inline") \
+	X(IB_SIGNAL_EVERY, INT, "16", "selective signalling: request a completion every N sends") \
+	X(IB_TIMEOUT, INT, "14", "QP local ACK timeout exponent (4.096us * 2^N)") \
+	X(IB_RETRY, INT, "7", "QP transport retry count") \
+	X(IB_SQ_DEPTH, INT, "256", "send queue depth of each RC QP (work requests in flight per peer)") \
+	X(IB_TX_BUFS, INT, "256", "registered bounce buffers for eager sends that do not fit inline")
+// clang-format on
+
+typedef struct ibx_qp_config {
+	IBX_QP_CONFIG(IBX_CONFIG_FIELD)
+} ibx_qp_config_t;
+IBX_CONFIG_DECLARE(ibx_qp, ibx_qp_config_t);
+
+#endif /* IBX_QP_CONFIG_H */

@@ -1,0 +1,26 @@
+/*
+ * mpil_config.h — the configuration variables of mpi-lite, one row each
+ * (name without the IBX_ prefix, type, default, help), and the struct that
+ * holds their values: mpil_config() parses them on first use. The module
+ * registers the table as its configuration section (core/config.h), so
+ * `ibtest info` prints it with every other one.
+ *
+ * One row per line: a table reads better unwrapped.
+ */
+#ifndef MPIL_CONFIG_H
+#define MPIL_CONFIG_H
+
+#include "config.h"
+
+// clang-format off
+#define MPIL_CONFIG(X) \
+	X(COLL_HIER, BOOL, "y", "collectives: node-aware algorithms (inside each node first, then among one representative per node) on communicators that span several nodes") \
+	X(COLL_NODE_SIZE, INT, "0", "collectives: take every N consecutive world ranks for one node instead of the real node map (tests the node-aware algorithms on one machine); 0 = the real map")
+// clang-format on
+
+typedef struct mpil_config {
+	MPIL_CONFIG(IBX_CONFIG_FIELD)
+} mpil_config_t;
+IBX_CONFIG_DECLARE(mpil, mpil_config_t);
+
+#endif /* MPIL_CONFIG_H */
