@@ -4,7 +4,7 @@
  * client (any PMIx launcher: mpilite-run, Open MPI's mpirun, srun
  * --mpi=pmix), or a job of size 1 when the process was started alone.
  *
- * Start-up detection (../shared/notes/pmix.md, "Detecting how we were
+ * Start-up detection (docs/pmix.md, "How a process learns how it was
  * started"), checked in this order before anything touches PMIx:
  *
  *   PMIX_NAMESPACE or PMIX_SERVER_URI* set ──> PMIx_Init; failure is fatal

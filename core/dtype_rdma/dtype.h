@@ -10,7 +10,7 @@
  * proportional to the nesting depth (log of the block count for indexed
  * levels) and then packs, unpacks, or lists the contiguous blocks of the
  * next bytes — the three operations the RDMA schemes of
- * 003_22496d562becad7c.txt need (BC-SPUP segment pack/unpack, RWG-UP gather
+ * [Wu03] need (BC-SPUP segment pack/unpack, RWG-UP gather
  * lists, Multi-W block pairs).
  *
  * Conventions: counts, block lengths, displacements and byte sizes are
@@ -243,7 +243,7 @@ ibx_status_t ibx_dt_elements(const ibx_dt_t *dt, int64_t bytes, int64_t *nelem_p
 /* ---- serialised layout (wire.c) ------------------------------------------
  * A committed type's loop program with its type id and version (assigned at
  * commit; an id is reused only after its type is freed, with the version
- * increased — the datatype cache rule of 003_22496d562becad7c.txt §5.4.2).
+ * increased — the datatype cache rule of [Wu03] §5.4.2).
  * The deserialiser validates everything and returns IBX_ERR_CORRUPT for any
  * malformed blob; the result is a layout-only type for cursors and queries. */
 ibx_status_t ibx_dt_wire_id(const ibx_dt_t *dt, uint64_t *id_p, uint32_t *version_p);

@@ -1,7 +1,7 @@
 /*
  * wire.c — the serialised form of a committed type, sent to a peer so that
- * it can address our buffer block by block (Multi-W, 003_22496d562becad7c.txt
- * §5.4.2), cached there by (rank, type id, version).
+ * it can address our buffer block by block (Multi-W, [Wu03] §5.4.2), cached there by (rank, type
+ * id, version).
  *
  * Layout, little-endian, no padding:
  *

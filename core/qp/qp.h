@@ -205,7 +205,7 @@ static inline unsigned ibx_qp__send_flags(unsigned f)
 /*
  * Fillers: prepare one send WR (next = NULL) so a caller can build a linked
  * list (wr[i].next = &wr[i + 1]) and post it with one ibx_qp_post_list —
- * one doorbell for the batch (003_22496d562becad7c.txt §8.5: 1.6x on
+ * one doorbell for the batch ([Wu03] §8.5: 1.6x on
  * average). The sge array must stay valid until the post.
  */
 static inline void ibx_qp_wr_write(struct ibv_send_wr *wr, struct ibv_sge *sge, int nsge,

@@ -4,7 +4,7 @@
  * fetch-and-add and compare-and-swap, flush; and the rendezvous READs.
  *
  * An operation becomes one WQE per max_sge buffers (a datatype's block list
- * is a chain of WRs posted with one ibv_post_send, 003 §7.4/§8.5); a list
+ * is a chain of WRs posted with one ibv_post_send, [Wu03] §7.4/§8.5); a list
  * longer than the send queue goes out in parts as slots free up. Small
  * writes (<= IBX_IB_INLINE) are posted inline and need no registration;
  * the others get their buffers from the registration cache with OGR. A

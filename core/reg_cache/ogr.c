@@ -1,5 +1,5 @@
 /*
- * ogr.c — Optimistic Group Registration (003 §5.4.1; the model of its [33])
+ * ogr.c — Optimistic Group Registration ([Wu03] §5.4.1; the model of its [33])
  * and the measurement of the registration cost model it runs on.
  *
  *   input (any order)   b3      b0  b1         b2                    b4

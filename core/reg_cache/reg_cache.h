@@ -7,7 +7,7 @@
  * Registering memory with the NIC (ibv_reg_mr) pins pages and costs
  * microseconds to milliseconds; deregistering costs as much again. The
  * cache keeps registrations after their user is done with them ("pin-down
- * cache", 003 §5.4.1 [12]) and hands them out again when a later transfer
+ * cache", [Wu03] §5.4.1 [12]) and hands them out again when a later transfer
  * touches memory that an existing registration already covers:
  *
  *   region_get(addr, len):   covered by a cached region?  -- yes --> hit, ref++
@@ -84,7 +84,7 @@
  * the process registered memory first, ibv_fork_init() fails with EINVAL and
  * a warning says so. A child must not use registrations of its parent.
  *
- * Optimistic Group Registration (003 §5.4.1)
+ * Optimistic Group Registration ([Wu03] §5.4.1)
  * ------------------------------------------
  * For a list of buffers (a datatype's blocks) the choice is between one
  * registration per block (many fixed costs) and one for the whole span

@@ -5,7 +5,7 @@
  * sender copies the next part of the message into chunk q and publishes
  * it; the receiver copies chunk q out while the sender already fills
  * chunk q+1, so the two copies of copy-through-shared-memory run on two
- * cores at once instead of one after the other (002 §8: two memcpys are
+ * cores at once instead of one after the other ([Gropp97] §8: two memcpys are
  * the limit of a shared-memory transport; overlapping them is what brings
  * it close to one):
  *

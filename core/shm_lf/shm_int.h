@@ -19,14 +19,14 @@
  *   │                              │  the pipe j→i (they live in i's
  *   │                              │  segment): j, the writer of those,
  *   │                              │  reads "slot free" from its own memory
- *   │                              │  (002 §9.3)
+ *   │                              │  ([Gropp97] §9.3)
  *   │   chunk_hdr[CHUNKS]  ◄─ i    │  pipe i→j: full flags (seq) + length
  *   │   chunk[CHUNKS][CHUNK] ◄─ i  │  pipe i→j: data, page aligned
  *   ├──────────────────────────────┤
  *   │ area for peer i' ...         │
  *   └──────────────────────────────┘
  *
- * Slot ring (002 §5, §9.1): single writer, single reader, no lock. Slot
+ * Slot ring ([Gropp97] §5, §9.1): single writer, single reader, no lock. Slot
  * positions count up forever (64 bit); position p lives in slot p % N and
  * is full when its seq word holds (uint32_t)(p + 1). The writer stores the
  * payload, then the seq with release (slot_publish); the reader loads the
@@ -87,7 +87,7 @@ _Static_assert(sizeof(ibx_shm_slot_t) == IBX_SHM_SLOT_SIZE, "a slot is one cache
 _Static_assert(offsetof(ibx_shm_slot_t, h.data) + IBX_SHM_HEAD_PAYLOAD == IBX_SHM_SLOT_SIZE,
 	       "head payload fills the slot");
 
-/* The reader's consumption counters, in the writer's segment (002 §9.3). */
+/* The reader's consumption counters, in the writer's segment ([Gropp97] §9.3). */
 typedef struct ibx_shm_ack {
 	_Atomic uint64_t ring_consumed; /* slots of the ring consumed */
 	_Atomic uint64_t pipe_consumed; /* pipe chunks consumed */
@@ -133,7 +133,7 @@ static inline size_t ibx_shm_pkt_capacity(uint32_t slots)
 /*
  * The two memory-ordering points of the ring. slot_publish: every payload
  * store of the packet (earlier in program order) becomes visible before
- * the seq that marks the slot full (release; 002 §5: "the order of writes
+ * the seq that marks the slot full (release; [Gropp97] §5: "the order of writes
  * to separate locations might be altered" otherwise). slot_consume: the
  * reader sees the payload the writer stored before it published (acquire).
  * On x86 both are plain moves; the compiler must still not reorder them.
@@ -196,7 +196,7 @@ static inline void ibx_shm_tx_init(ibx_shm_tx_t *tx, ibx_shm_slot_t *slots, uint
 }
 
 /* True if @k more slots are free. Reads the reader's counter only when the
- * cached limit says "full" (002 §9.3: the sender's knowledge that a slot is
+ * cached limit says "full" ([Gropp97] §9.3: the sender's knowledge that a slot is
  * free should be a local read, and a rare one). */
 static inline bool ibx_shm_tx_room(ibx_shm_tx_t *tx, uint32_t k)
 {

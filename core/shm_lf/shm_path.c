@@ -1,7 +1,7 @@
 /*
  * shm_path.c — the node-local path: lock-free slot rings per ordered pair
  * of processes, a pipelined copy and a kernel single copy (CMA) for large
- * messages (DESIGN.md "Shared memory"; ../shared/seeds/002_c57b978ab00cde59.txt).
+ * messages ([Gropp97]; docs/design.md, "Shared memory").
  *
  * Set-up, inside ibx_init's collective sequence:
  *
@@ -23,7 +23,7 @@
  *      return IBX_OK                                                (≤ 40 B straight
  *                                                                    from the slot)
  *      (ring full: re-read      ack.ring_consumed ◄──────────────── once per poll
- *       i's own ack line)       (in i's segment, 002 §9.3)
+ *       i's own ack line)       (in i's segment, [Gropp97] §9.3)
  *
  * Rendezvous through the pipe (larger, or SYNC), i → j:
  *
@@ -72,7 +72,7 @@
  * ring order: MPI's non-overtaking rule. Control packets (CTS, FIN) are
  * not matched and may pass queued sends.
  *
- * Polling (002 §9.1): a receiver checks the rings of its active senders
+ * Polling ([Gropp97] §9.1): a receiver checks the rings of its active senders
  * first, on every pass; a sender that stayed silent for SHM_IDLE_DEMOTE
  * passes drops to the idle set, whose rings are checked only when the
  * active ones had nothing (so a waiting rank still sees every ring on every

@@ -14,7 +14,7 @@
  *                           (only after a job that ended well, see main.c)
  *
  * Fences and gets need no host work: with every client on this one server,
- * libpmix completes them itself (../shared/notes/pmix.md). The fence and
+ * libpmix completes them itself (docs/pmix.md). The fence and
  * direct-modex upcalls still exist, trivially, because libpmix 4.2.2 calls
  * the fence upcall unchecked once a participant has died.
  *

@@ -4,7 +4,7 @@
 #   tests/rxe/fetch-kernel.sh            prepare the cache, print what it holds
 #
 # The host kernel has no RDMA subsystem, so the verbs lane boots a Debian
-# kernel that has one (rdma_rxe) under qemu; see ../shared/notes/soft-roce-vm.md.
+# kernel that has one (rdma_rxe) under qemu; see docs/soft-roce.md.
 # This script keeps that kernel in a cache directory:
 #
 #   $IBX_RXE_CACHE (default tests/rxe/cache/, git-ignored)

@@ -27,7 +27,7 @@
 # and the guest console on stderr; 2: with every kernel message), IBX_RXE_SMP (vCPUs, default 2: more
 # vCPUs than host cores make busy-polling ranks lose their CPU), and those of
 # fetch-kernel.sh.
-# See ../shared/notes/soft-roce-vm.md for why each piece is the way it is.
+# See docs/soft-roce.md for why each piece is the way it is.
 # The whole script is one { } group, which bash parses completely before
 # running any of it: a run takes minutes, and editing this file meanwhile
 # must not make the running instance read a shifted text.

@@ -1218,7 +1218,7 @@ static void test_ogr_mixed_hits_and_disabled(void **state)
 	ibx_rcache_destroy(c);
 	assert_int_equal(t.live, 0);
 
-	/* caching off (the §8.6 worst case): grouped, dropped at the put */
+	/* caching off (the [Wu03] §8.6 worst case): grouped, dropped at the put */
 	memset(&t, 0, sizeof(t));
 	prm.enable = false;
 	prm.ogr = true;

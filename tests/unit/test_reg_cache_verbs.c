@@ -466,7 +466,7 @@ static void test_ogr_unmapped_gap(void **state)
 	munmap(p, 3 * pg);
 }
 
-/* The §8.6 vector: 128 rows of 16 bytes out of a 128 x 4096-int array. */
+/* The [Wu03] §8.6 vector: 128 rows of 16 bytes out of a 128 x 4096-int array. */
 static void test_ogr_vector(void **state)
 {
 	enum { ROWS = 128, STRIDE = 4096 * 4, BLOCK = 16 };

@@ -8,7 +8,7 @@
  *   2. a cache hit (region_get + region_put of a cached buffer) against a
  *      miss (the same with caching off: ibv_reg_mr + ibv_dereg_mr) for a
  *      few sizes;
- *   3. the worst case of buffer usage of 003 §8.6: the vector of x int
+ *   3. the worst case of buffer usage of [Wu03] §8.6: the vector of x int
  *      columns out of a 128 x 4096 int array (128 blocks of 4x bytes, 16 KiB
  *      apart), registered and deregistered afresh for every message, by
  *        per block   one registration per row (128),
@@ -55,7 +55,7 @@ static void usage(FILE *f)
 		"usage: ibtest regcache [-d DEV] [-n ITERS] [--json]\n"
 		"  Cost of memory registration on a verbs device: cache hit vs. miss, and\n"
 		"  Optimistic Group Registration vs. per-block and whole-span registration\n"
-		"  of the 003 §8.6 vector (128 rows x N int columns of a 128x4096 int array).\n"
+		"  of the [Wu03] §8.6 vector (128 rows x N int columns of a 128x4096 int array).\n"
 		"  -d, --dev DEV     verbs device (default: the first one)\n"
 		"  -n, --iters N     messages per vector measurement (default 20; hits x500)\n"
 		"      --json        results as one JSON document on stdout (table on stderr)\n");
@@ -421,5 +421,5 @@ out:
 
 IBTEST_COMMAND("regcache",
 	       "registration cost on a verbs device: cache hit vs. miss, OGR vs. per-block and"
-	       " whole-span (003 §8.6)",
+	       " whole-span ([Wu03] §8.6)",
 	       regcache_main);
