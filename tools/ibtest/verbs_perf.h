@@ -3,8 +3,11 @@
  * read_lat, read_bw, send_lat, send_bw, atomic_lat, atomic_bw) on the
  * engine's own QPs (core/qp). Shared between
  *
- *   verbs_perf.c   options, connection set-up (TCP side channel and the
- *                  optional rdma_cm path), banner, the per-size driver;
+ *   verbs_perf.c   the commands, banner and per-size driver, shared helpers;
+ *   verbs_opts.c   options, defaults and usage;
+ *   verbs_oob.c    the TCP side channel (connect/accept, messages, barriers);
+ *   verbs_setup.c  parameter handshake, device, buffers, CQs, QPs (directly
+ *                  or through rdma_cm) and their tear-down;
  *   verbs_lat.c    the latency loops;
  *   verbs_bw.c     the bandwidth loops and their statistics.
  *
@@ -106,7 +109,9 @@ typedef struct vp_bw_result {
 	uint64_t msgs;
 } vp_bw_result_t;
 
-#define VP_CYCLE_BUFFER 4096u /* perftest: small messages cycle through a page */
+#define VP_ALL_MIN	2
+#define VP_ALL_MAX	(8u << 20) /* -a: 2 .. 8 MiB, as perftest */
+#define VP_CYCLE_BUFFER 4096u	   /* perftest: small messages cycle through a page */
 #define VP_CACHE_LINE	64u
 #define VP_POLL_BATCH	16
 
@@ -159,14 +164,48 @@ static inline uint64_t vp_get_be64(const uint8_t *p)
 	return be64toh(v);
 }
 
+/* Largest message of the run: the region each QP needs on either side. */
+static inline size_t vp_max_size(const vp_opts_t *o)
+{
+	return o->all ? VP_ALL_MAX : o->size;
+}
+
+/* ---- verbs_opts.c ------------------------------------------------------------ */
+/* Fills @o (its test set) from the command line. Returns 0 to run, 1 after
+ * --help, 2 on a usage error (already reported, with the usage text where
+ * an option was wrong). */
+int vp_parse_opts(vp_opts_t *o, int argc, char **argv);
+
+/* ---- verbs_oob.c: the TCP side channel ----------------------------------- */
+/* Server: listens on -p and accepts one client into j->ctl. */
+ibx_status_t vp_ctl_accept(vp_job_t *j);
+/* Client: connects j->ctl to the server at -p of the host. */
+ibx_status_t vp_ctl_connect(vp_job_t *j);
+/* Both sides call it; returns when both arrived. */
+ibx_status_t vp_barrier(vp_job_t *j);
+ibx_status_t vp_ctl_send(vp_job_t *j, const void *buf, size_t len);
+ibx_status_t vp_ctl_recv(vp_job_t *j, void *buf, size_t len);
+/* True when the peer closed the side channel (it failed or was killed). */
+bool vp_peer_gone(vp_job_t *j);
+
+/* ---- verbs_setup.c: in the order vp_main calls them -------------------------- */
+/* Opens the device (-d, -i, -x) and sets the outstanding reads (-o). */
+ibx_status_t vp_open(vp_job_t *j);
+/* Agrees on the parameters with the peer over the side channel. */
+ibx_status_t vp_hello(vp_job_t *j);
+/* Buffer (both regions of every QP), its MR, send and receive CQs. */
+ibx_status_t vp_alloc(vp_job_t *j);
+/* Every QP up to RTS, with the peer's target regions in j->conns. */
+ibx_status_t vp_connect_qps(vp_job_t *j);
+/* Releases whatever of the above exists. */
+void vp_close(vp_job_t *j);
+
 /* ---- verbs_perf.c: shared helpers ---------------------------------------- */
 /* Prints "ibtest NAME: <message>" on stderr. */
 void vp_err(const vp_job_t *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* True when the peer closed the side channel (it failed or was killed):
- * polling loops call vp_alive() with a counter of their own (a register,
+/* Polling loops call vp_alive() with a counter of their own (a register,
  * not a store per spin) so that a dead peer never leaves us spinning
  * forever; one in 2^18 spins (about a millisecond) looks. */
-bool vp_peer_gone(vp_job_t *j);
 static inline ibx_status_t vp_alive(vp_job_t *j, unsigned *spins)
 {
 	if (ibx_likely((++*spins & 0x3ffffu) != 0))
@@ -178,10 +217,6 @@ static inline ibx_status_t vp_alive(vp_job_t *j, unsigned *spins)
 }
 /* Checks a work completion; logs a failed one with the verb and status. */
 ibx_status_t vp_wc_check(vp_job_t *j, const struct ibv_wc *wc, const char *what);
-/* Side channel: both sides call it; returns when both arrived. */
-ibx_status_t vp_barrier(vp_job_t *j);
-ibx_status_t vp_ctl_send(vp_job_t *j, const void *buf, size_t len);
-ibx_status_t vp_ctl_recv(vp_job_t *j, void *buf, size_t len);
 /* Posts receives on @c until @upto have been posted in this size (send tests). */
 ibx_status_t vp_post_recvs(vp_job_t *j, vp_conn_t *c, size_t size, uint64_t upto);
 /* Flags of a send-side WR of @size (inline when it fits). */
