@@ -73,7 +73,7 @@ static inline void ibx_cpu_relax(void)
 #endif
 }
 
-/* ---- bootstrap (core/bootstrap.c) --------------------------------------- */
+/* ---- bootstrap (core/bootstrap*.c) -------------------------------------- */
 typedef struct ibx_boot ibx_boot_t;
 /* Detects how the process was started (PMIx launcher, srun without PMIx,
  * hydra, or alone) and connects. */

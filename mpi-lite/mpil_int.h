@@ -14,7 +14,7 @@
  *   MPI message on comm C, tag t  ──►  ibx tag (C->cid << 32) | (uint32_t)t
  *   MPI_ANY_TAG                   ──►  mask MPIL_MASK_ANY_TAG (context only)
  *   collectives on C              ──►  context C->cid | 1: never match user p2p
- *   communicator creation on C    ──►  context C->cid | 2 (comm.c)
+ *   communicator creation on C    ──►  context C->cid | 2 (comm_cid.c)
  *   rank r of C                   ──►  world rank C->rank_to_world[r]
  *   MPI_ANY_SOURCE                ──►  IBX_ANY_SOURCE
  *   received world rank w         ──►  C->world_to_rank[w]
@@ -22,9 +22,9 @@
  * Context ids are multiples of 4: MPI_COMM_WORLD has 0 (collectives 1,
  * creation 2), MPI_COMM_SELF 4; a communicator created later takes the
  * lowest id free at every member of its parent, agreed on collectively
- * (comm.c), so two communicators sharing a process never share an id.
+ * (comm_cid.c), so two communicators sharing a process never share an id.
  *
- * Files by topic: init.c (environment), comm.c (communicators), group.c,
+ * Files by topic: init.c (environment), comm*.c (communicators), group.c,
  * attr.c (attribute caching), info.c, p2p.c, request.c (completion),
  * datatype.c (predefined types, packing, queries), dtype_create.c (derived
  * types), op.c (reduction kernels), coll.c, errhandler.c (error classes,

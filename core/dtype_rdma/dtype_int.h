@@ -1,7 +1,8 @@
 /*
  * dtype_int.h — private to core/dtype_rdma: the type object behind a
  * handle, the committed loop program, checked arithmetic and the signature
- * algebra shared by type.c, commit.c, cursor.c, sig.c and wire.c.
+ * algebra shared by type_handle.c, type.c, commit.c (with loop_build.c and
+ * prog_stats.c), cursor.c, sig.c and wire.c.
  */
 #ifndef IBX_DTYPE_INT_H
 #define IBX_DTYPE_INT_H
@@ -110,8 +111,13 @@ static inline int64_t dt_max(int64_t a, int64_t b)
 	return a > b ? a : b;
 }
 
-/* ---- type.c ------------------------------------------------------------- */
+/* ---- type_handle.c ------------------------------------------------------ */
 ibx_status_t ibx_dt_alloc(int kind, ibx_dt_t **dt_p);
+/* Another reference, taken by a parent on its child (the handle is live). */
+static inline void dt_retain_child(ibx_dt_t *dt)
+{
+	atomic_fetch_add_explicit(&dt->refs, 1, memory_order_relaxed);
+}
 void ibx_dt_release(ibx_dt_t *dt);
 /* Gives a committed type its wire id and version (id reuse bumps the version). */
 ibx_status_t ibx_dt_wire_id_assign(ibx_dt_t *dt);
@@ -119,10 +125,12 @@ ibx_status_t ibx_dt_wire_id_assign(ibx_dt_t *dt);
 /* ---- commit.c ------------------------------------------------------------ */
 ibx_status_t ibx_dt_compile(const ibx_dt_t *dt, ibx_dt_prog_t **prog_p);
 ibx_status_t ibx_dt_prog_alloc(uint32_t nloops, uint64_t naux, ibx_dt_prog_t **prog_p);
-/* Stats of a valid program; IBX_ERR_OVERFLOW if its run counts do not fit. */
-ibx_status_t ibx_dt_prog_stats(const ibx_dt_prog_t *prog, ibx_dt_stats_t *stats_p);
 /* Marks @dt committed with @prog (takes ownership): contig, stats, id. */
 ibx_status_t ibx_dt_install_prog(ibx_dt_t *dt, ibx_dt_prog_t *prog);
+
+/* ---- prog_stats.c -------------------------------------------------------- */
+/* Stats of a valid program; IBX_ERR_OVERFLOW if its run counts do not fit. */
+ibx_status_t ibx_dt_prog_stats(const ibx_dt_prog_t *prog, ibx_dt_stats_t *stats_p);
 
 /* ---- sig.c --------------------------------------------------------------- */
 dt_sig_t ibx_dt_sig_empty(void);

@@ -12,6 +12,9 @@
  * aliases), so profiling wrappers work as the standard describes. A function
  * added here needs both prototypes; the library is built with
  * -Wmissing-prototypes, which catches a missing PMPI_ one.
+ *
+ * Length: one file over 700 lines on purpose, since MPI programs and tools
+ * expect the whole C binding in one mpi.h, as every MPI ships it.
  */
 #ifndef MPILITE_MPI_H
 #define MPILITE_MPI_H

@@ -1,0 +1,36 @@
+/*
+ * comm_int.h — private to the communicator files: comm.c (the object and
+ * its queries), comm_cid.c (context ids) and comm_create.c (dup, split,
+ * create).
+ */
+#ifndef MPIL_COMM_INT_H
+#define MPIL_COMM_INT_H
+
+#include "mpil_int.h"
+
+/* For comm_create.c: a new communicator (MPI error class) and the undoing
+ * of one that never reached the user. */
+int mpil_comm_new(MPI_Comm parent, uint32_t cid, int n, const int *world, MPI_Comm *newcomm_p);
+void mpil_comm_destroy(MPI_Comm c);
+
+/* ---- context ids (comm_cid.c) ------------------------------------------------ */
+#define MPIL_CID_STRIDE 4u
+#define MPIL_CID_BITS	2048
+#define MPIL_CID_WORDS	(MPIL_CID_BITS / 64)
+
+/* A set of processes taking part in an agreement: @size of them, this one
+ * being @rank, world ranks @world (NULL: the identity). */
+typedef struct mpil_members {
+	int size, rank;
+	const int *world;
+} mpil_members_t;
+
+void mpil_cid_reset(void);
+void mpil_cid_mark(uint32_t cid, bool used);
+/* Agreement on @parent among @m: ORs the bitmaps (and @nextra words after
+ * them, which each member filled with its own part) and returns the new id
+ * in *cid_p (0 if every id is taken); MPI error class. */
+int mpil_cid_agree(MPI_Comm parent, const mpil_members_t *m, uint32_t tag, uint64_t *words,
+		   size_t nextra, uint32_t *cid_p);
+
+#endif /* MPIL_COMM_INT_H */
