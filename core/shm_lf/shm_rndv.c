@@ -1,0 +1,332 @@
+/*
+ * shm_rndv.c — the rendezvous of the node-local path: the RTS a large or
+ * SYNC send puts into the ring, the receiver's answer once a receive
+ * matches (CTS, CTSW, FIN), streaming matched messages through the pipe,
+ * and the single copy by CMA, split between the two processes from
+ * SHM_CMA_SPLIT_MIN on. The copies themselves are in shm_copy.c.
+ *
+ * Rendezvous through the pipe (larger, or SYNC), i → j:
+ *
+ *   sender i                                      receiver j
+ *   RTS{len, addr, id} ─────── ring i→j ───────►  ibx_tag_arrive_rts ... a receive
+ *                                                  matches: rndv_recv
+ *                      ◄────── ring j→i ───────── CTS{id, bytes = min(len, buflen)}
+ *   push chunk 0 ───────────── pipe i→j ───────►  pull chunk 0
+ *   push chunk 1  (both copy at the same time)    pull chunk 1 ...
+ *   all pushed: send complete                     all pulled: receive complete
+ *                                                 (TRUNCATED if buflen < len)
+ *
+ *   One stream per ordered pair. The receiver sends CTS for the rendezvous
+ *   it has matched, in match order, and drains them in that order; the
+ *   sender streams in CTS order; one message's chunks follow the previous
+ *   one's. Only matched messages ever enter the pipe, so a large message
+ *   that nobody receives yet never holds back a later one (the RTS of every
+ *   send goes out at once, in order with the eager packets).
+ *
+ * Rendezvous by single copy (len ≥ IBX_SHM_CMA_THRESHOLD, CMA allowed):
+ *
+ *   RTS{len, addr, id, CMA} ───────────────────►  matched; n = min(len, buflen)
+ *                                                 n < 64k: process_vm_readv of
+ *                                                 all n bytes
+ *                           ◄─────────────────── FIN{id, status}: send complete
+ *
+ *   n ≥ 64k: both processes copy, each its half, at the same time:
+ *                           ◄─────────────────── CTSW{id, raddr, s, n - s}
+ *   process_vm_writev of [s, n)                   process_vm_readv of [0, s)
+ *   to raddr in the receiver
+ *   FINW{id, status} ─────────────────────────►  (and FIN, as above, once its
+ *                                                 read is done)
+ *   complete on FIN                               complete on FINW
+ *
+ *   If the kernel refuses (ptrace rules, EPERM: tried on the first page
+ *   before anything is asked of the sender) the receiver answers with a
+ *   CTS instead and the pipe serves.
+ *
+ * SYNC sends always take a rendezvous, so they complete only after the
+ * receive matched (CTS or FIN came back). A rendezvous of zero bytes (SYNC
+ * of an empty message, or a zero-length receive) is answered by FIN.
+ */
+#include "shm_path.h"
+
+#include <sys/uio.h>
+
+/* From this size a single copy is split between the two processes. */
+#define SHM_CMA_SPLIT_MIN (64u << 10)
+
+static ibx_request_t *rq_find_id(ibx_req_queue_t *q, uint32_t id)
+{
+	ibx_request_t *r;
+
+	ibx_rq_for_each(r, q) if ((uint32_t)RQ_ID(r) == id) return r;
+	return NULL;
+}
+
+/* ---- sender ---------------------------------------------------------------- */
+
+bool ibx_shm_rndv_send(shm_peer_t *p, ibx_request_t *req)
+{
+	ibx_shm_rts_t rts;
+	size_t thr = p->st->cma_threshold;
+
+	rts.len = req->buflen;
+	rts.addr = (uint64_t)(uintptr_t)req->buf;
+	rts.id = (uint32_t)RQ_ID(req);
+	rts.flags = p->cma_ok && thr && req->buflen >= thr ? IBX_SHM_RTS_CMA : 0;
+	if (!ibx_shm_tx_send(&p->tx, IBX_SHM_PKT_RTS, 0, req->tag, &rts, sizeof(rts)))
+		return false;
+	ibx_rq_push(&p->rndv_tx, req);
+	return true;
+}
+
+/* CTSW: write our part of a split single copy into the receiver. */
+static ibx_status_t tx_ctsw(shm_peer_t *p, uint32_t id, const ibx_shm_ctsw_t *w)
+{
+	ibx_request_t *req = rq_find_id(&p->rndv_tx, id);
+	struct iovec iov;
+	ibx_status_t s;
+
+	if (!req || w->offset > req->buflen || w->bytes > req->buflen - w->offset)
+		return IBX_ERR_CORRUPT;
+	iov.iov_base = (char *)req->buf + w->offset;
+	iov.iov_len = w->bytes;
+	s = ibx_shm_cma_xfer(p->pid, &iov, 1, w->raddr, true);
+	if (s == IBX_ERR_UNREACHABLE) {
+		ibx_shm_peer_fail(p->st, p, s);
+		return IBX_OK;
+	}
+	if (s != IBX_OK)
+		ibx_error("shm: process_vm_writev of %llu bytes to rank %d (pid %d) failed: %s",
+			  (unsigned long long)w->bytes, p->rank, (int)p->pid, strerror(errno));
+	/* the request stays in rndv_tx until the receiver's FIN */
+	ibx_shm_send_ctrl64(p, IBX_SHM_PKT_FINW, id, (uint64_t)(int64_t)s);
+	return IBX_OK;
+}
+
+/* CTS or FIN for a send of ours: stream it (CTS) or complete it (FIN). */
+static ibx_status_t tx_answer(shm_peer_t *p, const ibx_shm_slot_t *h, uint64_t val)
+{
+	ibx_request_t *req = rq_find_id(&p->rndv_tx, h->h.aux);
+
+	if (!req)
+		return IBX_ERR_CORRUPT;
+	ibx_rq_remove(&p->rndv_tx, req);
+	if (h->h.type == IBX_SHM_PKT_FIN) {
+		ibx_req_complete(req, (ibx_status_t)(int64_t)val);
+		return IBX_OK;
+	}
+	if (val > req->buflen)
+		return IBX_ERR_CORRUPT;
+	RQ_BYTES(req) = val;
+	req->done = 0;
+	ibx_rq_push(&p->pipe_tx, req);
+	ibx_shm_update_work(p);
+	return IBX_OK;
+}
+
+static int pipe_tx_work(shm_peer_t *p)
+{
+	ibx_request_t *req;
+	int n = 0;
+
+	while ((req = ibx_rq_first(&p->pipe_tx))) {
+		size_t want = RQ_BYTES(req);
+
+		if (req->done < want) {
+			size_t k = ibx_shm_pipe_push(&p->ptx, (const char *)req->buf + req->done,
+						     want - req->done);
+
+			req->done += k;
+			n += k != 0;
+			if (req->done < want)
+				break;
+		}
+		ibx_rq_remove(&p->pipe_tx, req);
+		ibx_req_complete(req, IBX_OK);
+		n++;
+	}
+	return n;
+}
+
+/* ---- receiver -------------------------------------------------------------- */
+
+static int pipe_rx_work(shm_state_t *st, shm_peer_t *p)
+{
+	ibx_request_t *req;
+	int n = 0;
+
+	while ((req = ibx_rq_first(&p->pipe_rx))) {
+		size_t want = RQ_BYTES(req);
+
+		if (req->done < want) {
+			size_t k = ibx_shm_pipe_pull(&p->prx, (char *)req->buf + req->done,
+						     want - req->done);
+
+			if (k == (size_t)-1) {
+				ibx_error("shm: rank %d published a pipe chunk that does not fit "
+					  "its message",
+					  p->rank);
+				ibx_shm_peer_fail(st, p, IBX_ERR_CORRUPT);
+				return n;
+			}
+			req->done += k;
+			n += k != 0;
+			if (req->done < want)
+				break;
+		}
+		ibx_rq_remove(&p->pipe_rx, req);
+		ibx_req_complete(req, req->length <= req->buflen ? IBX_OK : IBX_ERR_TRUNCATED);
+		n++;
+	}
+	return n;
+}
+
+/*
+ * The single copy (CMA) of @n bytes into req->buf. From SHM_CMA_SPLIT_MIN
+ * on the two processes share it: we ask the sender (CTSW) to write the
+ * second half straight into our buffer with process_vm_writev while we
+ * read the first half from its buffer with process_vm_readv — two cores
+ * copying once each, no intermediate buffer, no line crossing twice. The
+ * first page is read before the sender is asked for anything, so a
+ * refusal leaves the pipe to serve with nothing moved.
+ *
+ * Returns IBX_ERR_UNSUPPORTED, with nothing moved, when the kernel refuses.
+ */
+static ibx_status_t rndv_recv_cma(shm_peer_t *p, const ibx_shm_rts_t *rts, ibx_request_t *req,
+				  size_t n)
+{
+	size_t split = n >= SHM_CMA_SPLIT_MIN ? (n / 2) & ~(size_t)4095 : n;
+	size_t first = split < 4096 ? split : 4096;
+	struct iovec iov = {.iov_base = req->buf, .iov_len = first};
+	bool asked = false; /* the sender writes a part */
+	ibx_status_t s;
+
+	s = ibx_shm_cma_xfer(p->pid, &iov, 1, rts->addr, false);
+	if (s == IBX_ERR_UNSUPPORTED) {
+		ibx_info("shm: CMA from rank %d refused (%s): using the pipelined copy", p->rank,
+			 strerror(errno));
+		p->cma_ok = false;
+		return s;
+	}
+	if (s == IBX_OK && split < n) {
+		ibx_shm_ctsw_t w = {.raddr = (uint64_t)(uintptr_t)req->buf + split,
+				    .offset = split,
+				    .bytes = n - split};
+
+		ibx_shm_send_ctrl(p, IBX_SHM_PKT_CTSW, rts->id, &w, sizeof(w));
+		asked = true;
+	}
+	if (s == IBX_OK && first < split) {
+		iov.iov_base = (char *)req->buf + first;
+		iov.iov_len = split - first;
+		s = ibx_shm_cma_xfer(p->pid, &iov, 1, rts->addr + first, false);
+	}
+	if (s == IBX_ERR_UNREACHABLE) {
+		ibx_shm_peer_fail(p->st, p, s);
+		return s;
+	}
+	if (s != IBX_OK)
+		ibx_error("shm: process_vm_readv of %zu bytes from rank %d (pid %d) failed: %s",
+			  split, p->rank, (int)p->pid, strerror(errno));
+	/* the sender's buffer is no longer read: its send may complete */
+	ibx_shm_send_ctrl64(p, IBX_SHM_PKT_FIN, rts->id, (uint64_t)(int64_t)s);
+	if (!asked)
+		return s;
+	/* the sender is writing the rest into req->buf: wait for its FINW */
+	RQ_ID(req) = rts->id;
+	RQ_STATUS(req) = (uint64_t)(int64_t)s;
+	ibx_rq_push(&p->cma_rx, req);
+	ibx_shm_promote(p);
+	return IBX_INPROGRESS;
+}
+
+/* FINW: the sender has written its part of a split single copy. */
+static ibx_status_t rx_finw(shm_peer_t *p, uint32_t id, uint64_t val)
+{
+	ibx_request_t *req = rq_find_id(&p->cma_rx, id);
+	ibx_status_t mine;
+
+	if (!req)
+		return IBX_ERR_CORRUPT;
+	ibx_rq_remove(&p->cma_rx, req);
+	mine = (ibx_status_t)(int64_t)RQ_STATUS(req);
+	if (mine == IBX_OK)
+		mine = (ibx_status_t)(int64_t)val;
+	if (mine == IBX_OK && req->length > req->buflen)
+		mine = IBX_ERR_TRUNCATED;
+	ibx_req_complete(req, mine);
+	return IBX_OK;
+}
+
+ibx_status_t ibx_shm_rndv_recv(ibx_peer_t *peer, const void *rts_bytes, ibx_request_t *req)
+{
+	shm_peer_t *p = peer->path;
+	ibx_shm_rts_t rts;
+	size_t n;
+
+	if (p->failed)
+		return ibx_shm_lost_status(p);
+	memcpy(&rts, rts_bytes, sizeof(rts));
+	n = rts.len <= req->buflen ? (size_t)rts.len : req->buflen;
+	if (n == 0) {
+		ibx_shm_send_ctrl64(p, IBX_SHM_PKT_FIN, rts.id, (uint64_t)IBX_OK);
+		return IBX_OK;
+	}
+	if ((rts.flags & IBX_SHM_RTS_CMA) && p->cma_ok) {
+		ibx_status_t s = rndv_recv_cma(p, &rts, req, n);
+
+		if (s != IBX_ERR_UNSUPPORTED)
+			return s;
+		/* refused before anything moved: the pipe serves */
+	}
+	RQ_BYTES(req) = n;
+	req->done = 0;
+	ibx_rq_push(&p->pipe_rx, req);
+	ibx_shm_update_work(p);
+	ibx_shm_send_ctrl64(p, IBX_SHM_PKT_CTS, rts.id, n);
+	ibx_shm_promote(p);
+	return IBX_INPROGRESS;
+}
+
+/* ---- packets from the ring and queued work --------------------------------- */
+
+ibx_status_t ibx_shm_rndv_packet(shm_state_t *st, shm_peer_t *p, ibx_shm_slot_t *h)
+{
+	ibx_shm_rts_t rts;
+	ibx_shm_ctsw_t w;
+	uint64_t val;
+
+	switch (h->h.type) {
+	case IBX_SHM_PKT_RTS:
+		if (h->h.nslots != 1 || h->h.len != sizeof(rts))
+			return IBX_ERR_CORRUPT;
+		memcpy(&rts, h->h.data, sizeof(rts));
+		ibx_tag_arrive_rts(st->ctx, p->rank, h->h.tag, rts.len, &rts, sizeof(rts));
+		return IBX_OK;
+	case IBX_SHM_PKT_CTSW:
+		if (h->h.nslots != 1 || h->h.len != sizeof(w))
+			return IBX_ERR_CORRUPT;
+		memcpy(&w, h->h.data, sizeof(w));
+		return tx_ctsw(p, h->h.aux, &w);
+	case IBX_SHM_PKT_FINW:
+	case IBX_SHM_PKT_CTS:
+	case IBX_SHM_PKT_FIN:
+		if (h->h.nslots != 1 || h->h.len != sizeof(val))
+			return IBX_ERR_CORRUPT;
+		memcpy(&val, h->h.data, sizeof(val));
+		if (h->h.type == IBX_SHM_PKT_FINW)
+			return rx_finw(p, h->h.aux, val);
+		return tx_answer(p, h, val);
+	}
+	return IBX_ERR_CORRUPT;
+}
+
+int ibx_shm_rndv_pipe_work(shm_state_t *st, shm_peer_t *p)
+{
+	int n = 0;
+
+	if (!ibx_list_empty(&p->pipe_rx))
+		n += pipe_rx_work(st, p);
+	if (!ibx_list_empty(&p->pipe_tx))
+		n += pipe_tx_work(p);
+	return n;
+}
