@@ -292,6 +292,8 @@ ibx_status_t ibx_finalize(ibx_ctx_t *ctx)
 	while (paths_busy(ctx))
 		ibx_progress_wait(ctx, &idle);
 	st = ibx_boot_fence(ctx->boot, false);
+	if (ctx->rma_fini)
+		ctx->rma_fini(ctx);
 	paths_fini(ctx);
 	ibx_tag_cleanup(ctx);
 	ibx_boot_fini(ctx->boot);

@@ -244,6 +244,11 @@ struct ibx_ctx {
 	unsigned unexp_free_count;
 	uint64_t spin_count;
 	unsigned flags;
+	/* one-sided API state (core/rma), created on first use; core calls
+	 * rma_fini at finalize, before the paths go away, without knowing
+	 * more of it (dependencies point down) */
+	void *rma;
+	void (*rma_fini)(ibx_ctx_t *ctx);
 };
 
 /* Path modules (defined by the path directories). */

@@ -168,6 +168,86 @@ IBX_API int ibx_progress_wait(ibx_ctx_t *ctx, unsigned *idle_p);
  * CPU between polls). Returns the request's status. */
 IBX_API ibx_status_t ibx_wait(ibx_ctx_t *ctx, ibx_request_t *req);
 
+/* ---- one-sided communication (RMA) --------------------------------------
+ *
+ * A process makes memory reachable (ibx_mem_map, or ibx_mem_alloc for
+ * memory that node-local peers reach with plain loads, stores and CPU
+ * atomics), packs a remote key for it and ships the key to its peers itself
+ * (any transport: a tagged message, the bootstrap, a file). A peer unpacks
+ * the key and then reads, writes and updates that memory without the owner
+ * taking part:
+ *
+ *     owner                                  origin
+ *     ibx_mem_alloc(ctx, len, &base, &mem)
+ *     ibx_rkey_pack(ctx, mem, buf, &n)  ──buf, base──►  ibx_rkey_unpack(ctx, owner, buf, n, &rk)
+ *                                            ibx_put(ctx, src, 8, base + off, rk, NULL)
+ *                                            ibx_atomic(ctx, IBX_ATOMIC_FADD, 1, 0, &old,
+ *                                                       base + off, rk, &rq)
+ *                                            ibx_flush(ctx, owner)  // complete and visible
+ *
+ * Remote addresses are the owner's virtual addresses; an access outside the
+ * mapped range is refused locally (IBX_ERR_INVALID_PARAM), never sent.
+ * Operations take an optional request (NULL: completion is learnt through
+ * flush) and return IBX_OK when already complete, IBX_INPROGRESS, or an
+ * error (nothing was started). Every operation works with the origin as its
+ * own target. Atomics act on 8-byte aligned 64-bit words; all atomics on a
+ * word are atomic with respect to each other when they come through ibx.
+ */
+typedef struct ibx_mem ibx_mem_t;
+typedef struct ibx_rkey ibx_rkey_t;
+
+/* Largest packed remote key (bytes). */
+#define IBX_RKEY_PACKED_MAX 96
+
+/* Makes [addr, addr + len) reachable by peers (registered with the verbs
+ * device when verbs peers exist). The memory stays the caller's. */
+IBX_API ibx_status_t ibx_mem_map(ibx_ctx_t *ctx, void *addr, size_t len, ibx_mem_t **mem_p);
+/* Allocates @len bytes (zeroed, page aligned) in a shared segment and maps
+ * them: node-local peers then access them directly. */
+IBX_API ibx_status_t ibx_mem_alloc(ibx_ctx_t *ctx, size_t len, void **addr_p, ibx_mem_t **mem_p);
+/* Ends a mapping (frees memory from ibx_mem_alloc). Peers must have
+ * stopped using their keys for it. */
+IBX_API ibx_status_t ibx_mem_unmap(ibx_ctx_t *ctx, ibx_mem_t *mem);
+/* Packs the remote key of @mem into @buf (IBX_RKEY_PACKED_MAX bytes is
+ * always enough; *len_p: in, the size of buf; out, the bytes used). */
+IBX_API ibx_status_t ibx_rkey_pack(ibx_ctx_t *ctx, const ibx_mem_t *mem, void *buf, size_t *len_p);
+/* Unpacks a key that process @owner packed. A malformed key, or one that
+ * does not come from @owner, is refused with IBX_ERR_CORRUPT. */
+IBX_API ibx_status_t ibx_rkey_unpack(ibx_ctx_t *ctx, int owner, const void *buf, size_t len,
+				     ibx_rkey_t **rkey_p);
+IBX_API void ibx_rkey_destroy(ibx_ctx_t *ctx, ibx_rkey_t *rkey);
+
+/* Writes @len bytes from @buf to the key owner's @raddr. @buf may be reused
+ * once the request completes (or after ibx_flush). */
+IBX_API ibx_status_t ibx_put(ibx_ctx_t *ctx, const void *buf, size_t len, uint64_t raddr,
+			     const ibx_rkey_t *rkey, ibx_request_t *req);
+/* Reads @len bytes at the owner's @raddr into @buf. */
+IBX_API ibx_status_t ibx_get(ibx_ctx_t *ctx, void *buf, size_t len, uint64_t raddr,
+			     const ibx_rkey_t *rkey, ibx_request_t *req);
+/* Gather / scatter forms: the local side is a list, the remote side one
+ * contiguous range starting at @raddr. */
+IBX_API ibx_status_t ibx_putv(ibx_ctx_t *ctx, const struct iovec *iov, int iovcnt, uint64_t raddr,
+			      const ibx_rkey_t *rkey, ibx_request_t *req);
+IBX_API ibx_status_t ibx_getv(ibx_ctx_t *ctx, const struct iovec *iov, int iovcnt, uint64_t raddr,
+			      const ibx_rkey_t *rkey, ibx_request_t *req);
+
+typedef enum ibx_atomic_op {
+	IBX_ATOMIC_ADD,	  /* *raddr += value */
+	IBX_ATOMIC_FADD,  /* *result = *raddr; *raddr += value */
+	IBX_ATOMIC_SWAP,  /* *result = *raddr; *raddr = value */
+	IBX_ATOMIC_CSWAP, /* *result = *raddr; if it was @compare: *raddr = value */
+} ibx_atomic_op_t;
+/* 8-byte atomic on the owner's word at @raddr (8-byte aligned). @result
+ * (NULL only for IBX_ATOMIC_ADD) is written when the request completes. */
+IBX_API ibx_status_t ibx_atomic(ibx_ctx_t *ctx, ibx_atomic_op_t op, uint64_t value,
+				uint64_t compare, uint64_t *result, uint64_t raddr,
+				const ibx_rkey_t *rkey, ibx_request_t *req);
+/* Returns when every operation this process started towards @peer is
+ * complete and visible at @peer (and local buffers may be reused). */
+IBX_API ibx_status_t ibx_flush(ibx_ctx_t *ctx, int peer);
+/* ibx_flush towards every peer. */
+IBX_API ibx_status_t ibx_flush_all(ibx_ctx_t *ctx);
+
 /* Configuration: prints every IBX_* variable with its value and help. */
 IBX_API void ibx_config_print(void *file /* FILE* */);
 
