@@ -16,6 +16,7 @@
  *   qp_blob_t header | size x { qpn, psn } indexed by world rank (0: no QP)
  */
 #include "qp_int.h"
+#include "sendq.h"
 
 #include <fcntl.h>
 #include <stdlib.h>

@@ -5,8 +5,9 @@
  * helpers for every RC operation (single or as linked lists) and a
  * librdmacm connect/accept helper that yields the same QP object.
  *
- * Two users: the verbs path of the engine (core/qp/channel.c, rdma.c) and the
- * perftest-class ibtest commands, which measure "the engine's own QPs".
+ * Two users: the verbs path of the engine (core/qp/conn.c, sendq.c and the
+ * files on it) and the perftest-class ibtest commands, which measure "the
+ * engine's own QPs".
  *
  *     ibx_qp_dev_t *dev;    ibx_qp_dev_open("rxed:1", -1, &dev);
  *     ibx_qp_cq_t *cq;      ibx_qp_cq_create(dev, 256, &cq);

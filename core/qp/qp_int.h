@@ -1,7 +1,9 @@
 /*
  * qp_int.h — declarations private to core/qp: the verbs path's state
  * (module, peers, send-queue tracking, wire headers) shared by conn.c,
- * channel.c, rdma.c and mem.c. The protocols are drawn in channel.c.
+ * sendq.c, channel.c, rndv.c, rdma.c and progress.c. The send queue's
+ * interface is sendq.h; the credits are drawn in sendq.c, the rendezvous
+ * in rndv.c.
  */
 #ifndef IBX_QP_INT_H
 #define IBX_QP_INT_H
@@ -26,7 +28,7 @@ enum qp_msg_type {
 /* Largest inline eager message sent from the stack by the fast path. */
 #define QP_FAST_MAX 240
 /* SRQ buffers beyond the peers' credits: they cover buffers consumed but
- * not reposted yet (channel.c reposts in batches, bounded below this). */
+ * not reposted yet (progress.c reposts in batches, bounded below this). */
 #define QP_RX_SPARE 64
 
 typedef struct qp_hdr {
@@ -214,48 +216,54 @@ static inline uint64_t qp_wrid_tx(const qp_peer_t *p, uint32_t seq)
 
 extern const ibx_path_ops_t ibx_qp_path_ops;
 
-/* channel.c */
+/* Who calls whom: the path ops (conn.c) enter channel.c (tag sends),
+ * rndv.c (rendezvous receives) and rdma.c (one-sided operations), which
+ * post through the send queue (sendq.h, sendq.c); channel.c starts
+ * rendezvous sends in rndv.c. progress.c polls the CQ and is the one file
+ * that calls back into every protocol: received messages, completed
+ * send-queue entries, queued operations, peer failure. */
+
+/* progress.c */
 int ibx_qp_path_progress(ibx_ctx_t *ctx, void *state);
+/* Fails the peer: its QP goes to ERR and every request involving it
+ * completes (@culprit's with @why, the others IBX_ERR_UNREACHABLE). */
 void ibx_qp_peer_fail(qp_peer_t *p, ibx_status_t why, const qp_sqe_t *culprit);
-/* Claims the next send-queue entry (the caller checked space). */
-static inline qp_sqe_t *qp_sqe_claim(qp_peer_t *p, uint64_t *wr_id_p)
-{
-	qp_sqe_t *e = &p->sqe[p->sq_head & p->sq_mask];
+/* Starts @op (on the caller's stack) or queues a copy behind queued work:
+ * IBX_INPROGRESS (posted or queued), IBX_OK (completed at once) or an
+ * error. */
+ibx_status_t ibx_qp_op_submit(qp_peer_t *p, qp_op_t *op);
 
-	*wr_id_p = qp_wrid_tx(p, p->sq_head);
-	p->sq_head++;
-	memset(e, 0, sizeof(*e));
-	e->txbuf = -1;
-	return e;
-}
-static inline uint32_t qp_sq_space(const qp_peer_t *p)
-{
-	return p->sq_max - (p->sq_head - p->sq_tail);
-}
-/* Decides whether a WQE is signalled (selective signalling): when the
- * caller needs its completion, every signal_every WQEs, and always when
- * the send queue or the bounce pool runs low, so that slots come back. */
-bool ibx_qp_sig_decide(qp_peer_t *p, bool need);
-/* Posts a chain whose WQEs were claimed; on failure the peer fails. */
-ibx_status_t ibx_qp_chain_post(qp_peer_t *p, struct ibv_send_wr *first);
-void ibx_qp_pend_mark(qp_peer_t *p);
-/* Posts a signalled mailbox write so every earlier WQE completes. */
-ibx_status_t ibx_qp_post_flush_wqe(qp_peer_t *p);
-/* Takes a send credit if one is available (refreshing from the mailbox). */
-bool ibx_qp_credit_take(qp_peer_t *p);
+/* channel.c: tagged sends */
+ibx_status_t ibx_qp_tag_send(ibx_peer_t *peer, ibx_request_t *req);
+/* Posts the queued tag sends, in batches, while credits, slots and bounce
+ * buffers last. */
+void ibx_qp_tag_drain(qp_peer_t *p);
 
-/* Sends a rendezvous FIN now (IBX_ERR_BUSY: no credit or slot). */
-ibx_status_t ibx_qp_fin_start(qp_peer_t *p, uint32_t id);
+/* rndv.c: the rendezvous */
+struct qp_txb;
+/* Sender: registers @req's buffer and adds its RTS to @b; the FIN
+ * completes @req. */
+ibx_status_t ibx_qp_rndv_send(qp_peer_t *p, struct qp_txb *b, ibx_request_t *req);
+ibx_status_t ibx_qp_rndv_recv(ibx_peer_t *peer, const void *rts, ibx_request_t *req);
+void ibx_qp_rndv_fin_recv(qp_peer_t *p, const qp_fin_t *fin);
+/* A READ's entry retired: the receive completes and the FIN goes out. */
+void ibx_qp_rndv_read_done(qp_peer_t *p, qp_sqe_t *e, ibx_status_t st);
+/* Fails the rendezvous sends that wait for a FIN of the failed peer. */
+void ibx_qp_rndv_peer_failed(qp_peer_t *p);
+/* OP_RNDV_READ and OP_FIN in the operation FIFO: as the rdma.c pair. */
+ibx_status_t ibx_qp_rndv_op_start(qp_peer_t *p, qp_op_t *op, bool from_queue);
+ibx_status_t ibx_qp_rndv_op_fail(qp_peer_t *p, qp_op_t *op, bool from_queue, ibx_status_t why);
 
-/* rdma.c */
+/* rdma.c: one-sided operations */
 /* Posts (part of) @op: IBX_INPROGRESS when all of it is posted, IBX_OK when
  * it completed at once, IBX_ERR_BUSY when (the rest of) it must wait, or an
  * error — @from_queue: then the operation's request is completed with it. */
-ibx_status_t ibx_qp_op_start(qp_peer_t *p, qp_op_t *op, bool from_queue);
-/* Starts @op (on the caller's stack) or queues a copy behind queued work. */
-ibx_status_t ibx_qp_op_submit(qp_peer_t *p, qp_op_t *op);
-void ibx_qp_op_queue_fail(qp_peer_t *p, qp_op_t *op, ibx_status_t why);
-void ibx_qp_sqe_rma_done(qp_peer_t *p, qp_sqe_t *e, ibx_status_t st);
+ibx_status_t ibx_qp_rma_op_start(qp_peer_t *p, qp_op_t *op, bool from_queue);
+/* Gives up @op, which could not start or waited in the FIFO of a failed
+ * peer (@from_queue: its request completes with @why); returns @why. */
+ibx_status_t ibx_qp_rma_op_fail(qp_peer_t *p, qp_op_t *op, bool from_queue, ibx_status_t why);
+/* The last entry of an operation retired: its request completes. */
+void ibx_qp_rma_sqe_done(qp_peer_t *p, qp_sqe_t *e, ibx_status_t st);
 ibx_status_t ibx_qp_rma_put(ibx_peer_t *peer, const struct iovec *src, int n, uint64_t raddr,
 			    uint32_t rkey, ibx_request_t *req);
 ibx_status_t ibx_qp_rma_get(ibx_peer_t *peer, const struct iovec *dst, int n, uint64_t raddr,
@@ -267,9 +275,5 @@ ibx_status_t ibx_qp_rma_fetch_add(ibx_peer_t *peer, uint64_t raddr, uint32_t rke
 ibx_status_t ibx_qp_rma_cswap(ibx_peer_t *peer, uint64_t raddr, uint32_t rkey, uint64_t compare,
 			      uint64_t swap, uint64_t *result, ibx_request_t *req);
 ibx_status_t ibx_qp_rma_flush(ibx_peer_t *peer);
-
-/* channel.c: tag messaging ops */
-ibx_status_t ibx_qp_tag_send(ibx_peer_t *peer, ibx_request_t *req);
-ibx_status_t ibx_qp_rndv_recv(ibx_peer_t *peer, const void *rts, ibx_request_t *req);
 
 #endif /* IBX_QP_INT_H */

@@ -1,7 +1,8 @@
 /*
  * rdma.c — the verbs path's one-sided operations: RDMA WRITE with a gather
  * list, RDMA READ with a scatter list, WRITE WITH IMMEDIATE, 8-byte
- * fetch-and-add and compare-and-swap, flush; and the rendezvous READs.
+ * fetch-and-add and compare-and-swap, flush; and the registration of memory
+ * that peers reach with them.
  *
  * An operation becomes one WQE per max_sge buffers (a datatype's block list
  * is a chain of WRs posted with one ibv_post_send, [Wu03] §7.4/§8.5); a list
@@ -20,8 +21,13 @@
  * a send credit like a message; the target's progress hands (source, imm)
  * to the handler set with ibx_qp_path_set_imm_handler. Atomic results land
  * in a registered slot and are copied to the caller's result on completion.
+ *
+ * Operations post through the send queue (sendq.c); one that finds no slot
+ * (or credit, or atomic slot) waits in the peer's operation FIFO behind
+ * earlier ones (ibx_qp_op_submit), and progress starts it again through
+ * ibx_qp_rma_op_start.
  */
-#include "qp_int.h"
+#include "sendq.h"
 
 #include <sched.h>
 #include <stdlib.h>
@@ -45,7 +51,7 @@ static void regs_release(qp_path_t *path, qp_regs_t *regs)
 	free(regs);
 }
 
-void ibx_qp_sqe_rma_done(qp_peer_t *p, qp_sqe_t *e, ibx_status_t st)
+void ibx_qp_rma_sqe_done(qp_peer_t *p, qp_sqe_t *e, ibx_status_t st)
 {
 	qp_path_t *path = p->path;
 
@@ -67,103 +73,15 @@ void ibx_qp_sqe_rma_done(qp_peer_t *p, qp_sqe_t *e, ibx_status_t st)
 		ibx_req_complete(e->req, st);
 }
 
-void ibx_qp_op_queue_fail(qp_peer_t *p, qp_op_t *op, ibx_status_t why)
+ibx_status_t ibx_qp_rma_op_fail(qp_peer_t *p, qp_op_t *op, bool from_queue, ibx_status_t why)
 {
-	qp_path_t *path = p->path;
-
-	switch (op->kind) {
-	case OP_FIN: break;
-	case OP_RNDV_READ: {
-		ibx_rcache_region_t *reg = (ibx_rcache_region_t *)(uintptr_t)op->req->priv[1];
-
-		if (reg)
-			ibx_rcache_region_put(path->rcache, reg);
-		op->req->priv[1] = 0;
-		ibx_req_complete(op->req, why);
-		break;
-	}
-	default:
-		regs_release(path, op->regs);
-		op->regs = NULL;
-		if (op->req)
-			ibx_req_complete(op->req, why);
-		break;
-	}
-	free(op);
-}
-
-/* Fails @op that could not start: reports to the caller or, for a queued
- * operation, through its request. */
-static ibx_status_t op_error(qp_peer_t *p, qp_op_t *op, bool from_queue, ibx_status_t st)
-{
-	if (op->kind != OP_FIN && op->kind != OP_RNDV_READ && p->rma_outstanding)
+	if (p->rma_outstanding)
 		p->rma_outstanding--;
 	regs_release(p->path, op->regs);
 	op->regs = NULL;
 	if (from_queue && op->req)
-		ibx_req_complete(op->req, st);
-	return st;
-}
-
-/* ---- rendezvous READ ---------------------------------------------------------- */
-
-static ibx_status_t rndv_read_start(qp_peer_t *p, qp_op_t *op, bool from_queue)
-{
-	qp_path_t *path = p->path;
-	ibx_request_t *req = op->req;
-	struct ibv_send_wr wr[CHAIN_MAX];
-	struct ibv_sge sge[CHAIN_MAX];
-	uint64_t len = op->a, off, chunk = path->max_msg;
-	uint32_t nchunks = (uint32_t)((len + chunk - 1) / chunk), i;
-	ibx_rcache_region_t *reg;
-	ibx_status_t st;
-
-	if (nchunks > CHAIN_MAX) {
-		ibx_error("peer %d: rendezvous of %llu bytes needs %u READs (at most %d)", p->rank,
-			  (unsigned long long)len, nchunks, CHAIN_MAX);
-		if (from_queue)
-			ibx_req_complete(req, IBX_ERR_UNSUPPORTED);
-		return IBX_ERR_UNSUPPORTED;
-	}
-	if (qp_sq_space(p) < nchunks)
-		return IBX_ERR_BUSY;
-	reg = (ibx_rcache_region_t *)(uintptr_t)req->priv[1];
-	if (!reg) {
-		st = ibx_rcache_region_get(path->rcache, req->buf, len, &reg);
-		if (st != IBX_OK) {
-			ibx_error("peer %d: registering a %llu-byte rendezvous receive buffer "
-				  "failed: %s",
-				  p->rank, (unsigned long long)len, ibx_status_str(st));
-			if (from_queue)
-				ibx_req_complete(req, st);
-			return st;
-		}
-		req->priv[1] = (uintptr_t)reg;
-	}
-	for (i = 0, off = 0; i < nchunks; i++, off += chunk) {
-		bool last = i + 1 == nchunks;
-		bool sig = ibx_qp_sig_decide(p, last);
-		uint64_t wr_id;
-		qp_sqe_t *e = qp_sqe_claim(p, &wr_id);
-
-		e->kind = SQE_RNDV;
-		e->opcode = IBV_WR_RDMA_READ;
-		e->req = req;
-		e->last = last;
-		e->signaled = sig;
-		if (sig)
-			p->sq_last_sig = p->sq_head;
-		sge[i] = (struct ibv_sge){(uintptr_t)req->buf + off,
-					  (uint32_t)(last ? len - off : chunk),
-					  ibx_rcache_region_lkey(reg)};
-		ibx_qp_wr_read(&wr[i], &sge[i], 1, op->raddr + off, op->rkey, wr_id,
-			       sig ? IBX_QP_SIGNALED : 0);
-		if (i)
-			wr[i - 1].next = &wr[i];
-	}
-	st = ibx_qp_chain_post(p, wr);
-	/* on failure the peer failed and the request with it */
-	return st == IBX_OK ? IBX_INPROGRESS : st;
+		ibx_req_complete(op->req, why);
+	return why;
 }
 
 /* ---- put / get / put_imm -------------------------------------------------------- */
@@ -183,7 +101,7 @@ static ibx_status_t rma_start(qp_peer_t *p, qp_op_t *op, bool from_queue)
 		maxsge = 32;
 	/* a write with immediate consumes a receive buffer: it takes a credit,
 	 * given back below when its last WQE cannot be posted yet */
-	if (is_imm && !ibx_qp_credit_take(p))
+	if (is_imm && !qp_credit_take(p))
 		return IBX_ERR_BUSY;
 	total = op->pos == 0 ? iov_total(op->iov, op->n) : 1;
 	if (op->pos == 0 && total == 0 && !is_imm)
@@ -203,15 +121,11 @@ static ibx_status_t rma_start(qp_peer_t *p, qp_op_t *op, bool from_queue)
 			if (op->iov[i].iov_len)
 				sge[0][k++] = (struct ibv_sge){(uintptr_t)op->iov[i].iov_base,
 							       (uint32_t)op->iov[i].iov_len, 0};
-		sig = ibx_qp_sig_decide(p, op->req != NULL);
-		e = qp_sqe_claim(p, &wr_id);
-		e->kind = SQE_RMA;
-		e->opcode = is_imm ? IBV_WR_RDMA_WRITE_WITH_IMM : IBV_WR_RDMA_WRITE;
+		e = qp_sqe_next(p, SQE_RMA, is_imm ? IBV_WR_RDMA_WRITE_WITH_IMM : IBV_WR_RDMA_WRITE,
+				op->req != NULL, &wr_id);
 		e->req = op->req;
 		e->last = 1;
-		e->signaled = sig;
-		if (sig)
-			p->sq_last_sig = p->sq_head;
+		sig = e->signaled;
 		if (is_imm)
 			ibx_qp_wr_write_imm(&wr[0], sge[0], k, op->raddr, op->rkey, op->imm, wr_id,
 					    (sig ? IBX_QP_SIGNALED : 0) | (k ? IBX_QP_INLINE : 0));
@@ -268,19 +182,14 @@ static ibx_status_t rma_start(qp_peer_t *p, qp_op_t *op, bool from_queue)
 		last = op->pos == op->n;
 		opc = is_read ? IBV_WR_RDMA_READ
 			      : (last && is_imm ? IBV_WR_RDMA_WRITE_WITH_IMM : IBV_WR_RDMA_WRITE);
-		sig = ibx_qp_sig_decide(p, last && op->req);
-		e = qp_sqe_claim(p, &wr_id);
-		e->kind = SQE_RMA;
-		e->opcode = (uint8_t)opc;
+		e = qp_sqe_next(p, SQE_RMA, opc, last && op->req, &wr_id);
 		e->req = op->req;
 		e->last = last;
-		e->signaled = sig;
+		sig = e->signaled;
 		if (last) {
 			e->aux = op->regs;
 			op->regs = NULL;
 		}
-		if (sig)
-			p->sq_last_sig = p->sq_head;
 		ibx_qp_wr_write(&wr[nwr], sge[nwr], (int)k, op->raddr + op->roff, op->rkey, wr_id,
 				sig ? IBX_QP_SIGNALED : 0);
 		wr[nwr].opcode = opc;
@@ -309,12 +218,12 @@ static ibx_status_t rma_start(qp_peer_t *p, qp_op_t *op, bool from_queue)
 busy:
 	/* the credit of a write with immediate is taken again next time */
 	if (is_imm)
-		p->tx_sent--;
+		qp_credit_undo(p);
 	return IBX_ERR_BUSY;
 fail:
 	if (is_imm)
-		p->tx_sent--;
-	return op_error(p, op, from_queue, st);
+		qp_credit_undo(p);
+	return ibx_qp_rma_op_fail(p, op, from_queue, st);
 }
 
 /* ---- atomics -------------------------------------------------------------------- */
@@ -333,16 +242,15 @@ static ibx_status_t amo_start(qp_peer_t *p, qp_op_t *op)
 		return IBX_ERR_BUSY;
 	slot = path->amo_free[--path->amo_nfree];
 	sge = (struct ibv_sge){(uintptr_t)&path->amo[slot], 8, path->amo_mr->lkey};
-	ibx_qp_sig_decide(p, true);
-	e = qp_sqe_claim(p, &wr_id);
-	e->kind = SQE_AMO;
-	e->opcode = op->kind == OP_FADD ? IBV_WR_ATOMIC_FETCH_AND_ADD : IBV_WR_ATOMIC_CMP_AND_SWP;
+	/* the result is copied out at the completion: always signalled */
+	e = qp_sqe_next(p, SQE_AMO,
+			op->kind == OP_FADD ? IBV_WR_ATOMIC_FETCH_AND_ADD
+					    : IBV_WR_ATOMIC_CMP_AND_SWP,
+			true, &wr_id);
 	e->req = op->req;
 	e->last = 1;
-	e->signaled = 1;
 	e->aux = (void *)(uintptr_t)(slot + 1);
 	e->result = op->result;
-	p->sq_last_sig = p->sq_head;
 	if (op->kind == OP_FADD)
 		ibx_qp_wr_fetch_add(&wr, &sge, op->raddr, op->rkey, op->a, wr_id, IBX_QP_SIGNALED);
 	else
@@ -352,15 +260,13 @@ static ibx_status_t amo_start(qp_peer_t *p, qp_op_t *op)
 	return st == IBX_OK ? IBX_INPROGRESS : st;
 }
 
-/* ---- dispatch ------------------------------------------------------------------- */
+/* ---- the operation FIFO's entries ------------------------------------------------ */
 
-ibx_status_t ibx_qp_op_start(qp_peer_t *p, qp_op_t *op, bool from_queue)
+ibx_status_t ibx_qp_rma_op_start(qp_peer_t *p, qp_op_t *op, bool from_queue)
 {
 	ibx_status_t st;
 
 	switch (op->kind) {
-	case OP_FIN: st = ibx_qp_fin_start(p, op->imm); return st == IBX_OK ? IBX_INPROGRESS : st;
-	case OP_RNDV_READ: return rndv_read_start(p, op, from_queue);
 	case OP_PUT:
 	case OP_PUT_IMM:
 	case OP_GET:
@@ -376,37 +282,6 @@ ibx_status_t ibx_qp_op_start(qp_peer_t *p, qp_op_t *op, bool from_queue)
 	case OP_CSWAP: return amo_start(p, op);
 	}
 	return IBX_ERR_INVALID_PARAM;
-}
-
-ibx_status_t ibx_qp_op_submit(qp_peer_t *p, qp_op_t *op)
-{
-	qp_op_t *q;
-	ibx_status_t st;
-
-	if (!p->pend_head) {
-		st = ibx_qp_op_start(p, op, false);
-		if (st != IBX_ERR_BUSY)
-			return st;
-	}
-	/* wait in the FIFO (a copy: the caller's iovec array may go away) */
-	q = malloc(sizeof(*q) + (size_t)(op->n > 0 ? op->n : 0) * sizeof(struct iovec));
-	if (!q) {
-		ibx_error("peer %d: out of memory queueing an operation", p->rank);
-		return op_error(p, op, false, IBX_ERR_NO_MEMORY);
-	}
-	*q = *op;
-	q->next = NULL;
-	if (op->n > 0 && op->iov) {
-		memcpy(q->iovs, op->iov, (size_t)op->n * sizeof(struct iovec));
-		q->iov = q->iovs;
-	}
-	if (p->pend_tail)
-		p->pend_tail->next = q;
-	else
-		p->pend_head = q;
-	p->pend_tail = q;
-	ibx_qp_pend_mark(p);
-	return IBX_INPROGRESS;
 }
 
 /* ---- the path ops ------------------------------------------------------------- */
@@ -513,7 +388,7 @@ ibx_status_t ibx_qp_rma_flush(ibx_peer_t *peer)
 
 	while (p->error == IBX_OK && p->rma_outstanding) {
 		/* unsignalled WQEs complete with the next signalled one */
-		if (!p->pend_head && p->sq_head != p->sq_tail && p->sq_last_sig != p->sq_head)
+		if (!p->pend_head && qp_sq_needs_flush(p))
 			ibx_qp_post_flush_wqe(p);
 		if (ibx_progress(path->ctx) > 0)
 			idle = 0;

@@ -1,0 +1,258 @@
+/*
+ * rndv.c — the verbs path's rendezvous, for messages above
+ * IBX_IB_EAGER_LIMIT and every IBX_SEND_SYNC: the sender's RTS, the
+ * receiver's zero-copy RDMA READ and its completion, and the FIN, sent by
+ * the receiver and received by the sender.
+ *
+ *   sender                                       receiver
+ *   register buf (reg cache)
+ *   RTS {tag, len, addr, rkey, id}   ----------> tag layer: unexpected queue
+ *                                                or a posted receive matches
+ *                                                -> ops->rndv_recv:
+ *                                                   register rbuf, RDMA READ
+ *                       <========= RDMA READ === min(len, buflen) bytes
+ *                                                   (zero copy, signalled)
+ *                                                READ completes: complete the
+ *                                                receive (TRUNCATED if buflen
+ *                                                < len, rreq->length = len)
+ *   FIN {id} completes the send <------------- FIN {id}
+ *
+ * RTS and FIN are messages of the send queue (sendq.c: credits, batches);
+ * a READ or a FIN that finds no credit, slot or buffer waits in the peer's
+ * operation FIFO, which progress drains through ibx_qp_rndv_op_start.
+ * A receive of zero bytes sends the FIN alone. A READ longer than the
+ * port's message size goes as several WQEs posted as one chain.
+ *
+ * The request fields while a rendezvous runs: the send, on the peer's
+ * rndv_sends until its FIN, holds its id in priv[0] and its buffer's
+ * registration in priv[1]; the receive holds the sender's id in priv[0],
+ * its registration in priv[1] and "truncated" in priv[2].
+ */
+#include "sendq.h"
+
+#define READ_CHAIN_MAX 16
+
+/* ---- sender ------------------------------------------------------------------------ */
+
+ibx_status_t ibx_qp_rndv_send(qp_peer_t *p, qp_txb_t *b, ibx_request_t *req)
+{
+	ibx_rcache_region_t *reg = NULL;
+	qp_rts_t *rts;
+	ibx_status_t st;
+
+	if (req->buflen) {
+		st = ibx_rcache_region_get(p->path->rcache, req->buf, req->buflen, &reg);
+		if (st != IBX_OK) {
+			ibx_error(
+			    "peer %d: registering a %zu-byte rendezvous send buffer failed: %s",
+			    p->rank, req->buflen, ibx_status_str(st));
+			return st;
+		}
+	}
+	req->priv[0] = p->rndv_next_id++;
+	req->priv[1] = (uintptr_t)reg;
+	ibx_rq_push(&p->rndv_sends, req);
+	rts = &b->body[b->n].rts;
+	rts->addr = (uintptr_t)req->buf;
+	rts->len = req->buflen;
+	rts->rkey = reg ? ibx_rcache_region_rkey(reg) : 0;
+	rts->id = (uint32_t)req->priv[0];
+	ibx_qp_txb_add(b, QP_MSG_RTS, req->tag, rts, sizeof(*rts));
+	return IBX_INPROGRESS;
+}
+
+static void send_done(qp_peer_t *p, ibx_request_t *req, ibx_status_t st)
+{
+	ibx_rcache_region_t *reg = (ibx_rcache_region_t *)(uintptr_t)req->priv[1];
+
+	ibx_rq_remove(&p->rndv_sends, req);
+	if (reg)
+		ibx_rcache_region_put(p->path->rcache, reg);
+	ibx_req_complete(req, st);
+}
+
+void ibx_qp_rndv_fin_recv(qp_peer_t *p, const qp_fin_t *fin)
+{
+	ibx_request_t *r;
+
+	ibx_rq_for_each(r, &p->rndv_sends)
+	{
+		if ((uint32_t)r->priv[0] == fin->id) {
+			send_done(p, r, IBX_OK);
+			return;
+		}
+	}
+	ibx_warn("peer %d QP 0x%x: FIN for unknown rendezvous %u", p->rank, p->qp->qpn, fin->id);
+}
+
+void ibx_qp_rndv_peer_failed(qp_peer_t *p)
+{
+	ibx_request_t *r;
+
+	while ((r = ibx_rq_first(&p->rndv_sends)))
+		send_done(p, r, IBX_ERR_UNREACHABLE);
+}
+
+/* ---- FIN ------------------------------------------------------------------------------- */
+
+/* The one FIN sender: posts FIN {id} now, or IBX_ERR_BUSY when a credit,
+ * a slot or a bounce buffer is missing (the operation FIFO retries). */
+static ibx_status_t fin_start(qp_peer_t *p, uint32_t id)
+{
+	qp_txb_t b;
+
+	if (!qp_msg_can_post(p, sizeof(qp_fin_t)))
+		return IBX_ERR_BUSY;
+	qp_txb_init(&b, p);
+	b.body[0].fin.id = id;
+	b.body[0].fin.pad = 0;
+	ibx_qp_txb_add(&b, QP_MSG_FIN, 0, &b.body[0].fin, sizeof(qp_fin_t));
+	return ibx_qp_txb_flush(&b);
+}
+
+/* Sends FIN {id} now or queues it behind the peer's queued operations. A
+ * FIN that cannot even be queued fails the peer: its sender would wait for
+ * it forever. */
+static ibx_status_t fin_submit(qp_peer_t *p, uint32_t id)
+{
+	qp_op_t op = {.kind = OP_FIN, .imm = id};
+	ibx_status_t st = ibx_qp_op_submit(p, &op);
+
+	if (st == IBX_ERR_NO_MEMORY) {
+		ibx_error("peer %d: rendezvous FIN %u lost: dropping the peer", p->rank, id);
+		ibx_qp_peer_fail(p, IBX_ERR_NO_MEMORY, NULL);
+	}
+	return st;
+}
+
+/* ---- receiver ------------------------------------------------------------------------ */
+
+ibx_status_t ibx_qp_rndv_recv(ibx_peer_t *peer, const void *rtsv, ibx_request_t *req)
+{
+	qp_peer_t *p = peer->path;
+	qp_rts_t rts;
+	qp_op_t op;
+	size_t n;
+
+	if (p->error != IBX_OK)
+		return p->error;
+	memcpy(&rts, rtsv, sizeof(rts));
+	n = rts.len < req->buflen ? rts.len : req->buflen;
+	req->length = rts.len;
+	req->priv[0] = rts.id;
+	req->priv[1] = 0;
+	req->priv[2] = rts.len > req->buflen;
+	if (n == 0) {
+		/* nothing to move: the FIN alone; the tag layer completes */
+		ibx_status_t st = fin_submit(p, rts.id);
+
+		return st < 0 ? st : IBX_OK;
+	}
+	memset(&op, 0, sizeof(op));
+	op.kind = OP_RNDV_READ;
+	op.req = req;
+	op.raddr = rts.addr;
+	op.rkey = rts.rkey;
+	op.a = n;
+	return ibx_qp_op_submit(p, &op);
+}
+
+static ibx_status_t read_start(qp_peer_t *p, qp_op_t *op, bool from_queue)
+{
+	qp_path_t *path = p->path;
+	ibx_request_t *req = op->req;
+	struct ibv_send_wr wr[READ_CHAIN_MAX];
+	struct ibv_sge sge[READ_CHAIN_MAX];
+	uint64_t len = op->a, off, chunk = path->max_msg;
+	uint32_t nchunks = (uint32_t)((len + chunk - 1) / chunk), i;
+	ibx_rcache_region_t *reg;
+	ibx_status_t st;
+
+	if (nchunks > READ_CHAIN_MAX) {
+		ibx_error("peer %d: rendezvous of %llu bytes needs %u READs (at most %d)", p->rank,
+			  (unsigned long long)len, nchunks, READ_CHAIN_MAX);
+		if (from_queue)
+			ibx_req_complete(req, IBX_ERR_UNSUPPORTED);
+		return IBX_ERR_UNSUPPORTED;
+	}
+	if (qp_sq_space(p) < nchunks)
+		return IBX_ERR_BUSY;
+	reg = (ibx_rcache_region_t *)(uintptr_t)req->priv[1];
+	if (!reg) {
+		st = ibx_rcache_region_get(path->rcache, req->buf, len, &reg);
+		if (st != IBX_OK) {
+			ibx_error("peer %d: registering a %llu-byte rendezvous receive buffer "
+				  "failed: %s",
+				  p->rank, (unsigned long long)len, ibx_status_str(st));
+			if (from_queue)
+				ibx_req_complete(req, st);
+			return st;
+		}
+		req->priv[1] = (uintptr_t)reg;
+	}
+	for (i = 0, off = 0; i < nchunks; i++, off += chunk) {
+		bool last = i + 1 == nchunks;
+		uint64_t wr_id;
+		qp_sqe_t *e = qp_sqe_next(p, SQE_RNDV, IBV_WR_RDMA_READ, last, &wr_id);
+
+		e->req = req;
+		e->last = last;
+		sge[i] = (struct ibv_sge){(uintptr_t)req->buf + off,
+					  (uint32_t)(last ? len - off : chunk),
+					  ibx_rcache_region_lkey(reg)};
+		ibx_qp_wr_read(&wr[i], &sge[i], 1, op->raddr + off, op->rkey, wr_id,
+			       e->signaled ? IBX_QP_SIGNALED : 0);
+		if (i)
+			wr[i - 1].next = &wr[i];
+	}
+	st = ibx_qp_chain_post(p, wr);
+	/* on failure the peer failed and the request with it */
+	return st == IBX_OK ? IBX_INPROGRESS : st;
+}
+
+static void read_release(qp_path_t *path, ibx_request_t *req)
+{
+	ibx_rcache_region_t *reg = (ibx_rcache_region_t *)(uintptr_t)req->priv[1];
+
+	if (reg)
+		ibx_rcache_region_put(path->rcache, reg);
+	req->priv[1] = 0;
+}
+
+void ibx_qp_rndv_read_done(qp_peer_t *p, qp_sqe_t *e, ibx_status_t st)
+{
+	ibx_request_t *req = e->req;
+
+	if (!e->last || !req)
+		return;
+	read_release(p->path, req);
+	if (st != IBX_OK) {
+		ibx_req_complete(req, st);
+		return;
+	}
+	fin_submit(p, (uint32_t)req->priv[0]);
+	ibx_req_complete(req, req->priv[2] ? IBX_ERR_TRUNCATED : IBX_OK);
+}
+
+/* ---- the operation FIFO's entries: OP_RNDV_READ, OP_FIN ---------------------------- */
+
+ibx_status_t ibx_qp_rndv_op_start(qp_peer_t *p, qp_op_t *op, bool from_queue)
+{
+	ibx_status_t st;
+
+	if (op->kind == OP_RNDV_READ)
+		return read_start(p, op, from_queue);
+	st = fin_start(p, op->imm);
+	return st == IBX_OK ? IBX_INPROGRESS : st;
+}
+
+ibx_status_t ibx_qp_rndv_op_fail(qp_peer_t *p, qp_op_t *op, bool from_queue, ibx_status_t why)
+{
+	/* a FIN of a failed peer has no one left to tell */
+	if (op->kind == OP_RNDV_READ) {
+		read_release(p->path, op->req);
+		if (from_queue)
+			ibx_req_complete(op->req, why);
+	}
+	return why;
+}
