@@ -86,7 +86,7 @@ leaks=$(archive_leaks "$LIB/libmpilite.a" '^(P?MPI_|mpil_)')
 [ -z "$leaks" ] || fail "libmpilite.a defines globals without the MPI_/PMPI_/mpil_ prefix:" $leaks
 
 # 4. programs against the shared libraries
-for ex in engine_ring ring; do
+for ex in engine_ring engine_rma ring; do
 	bin=$BUILD/examples/$ex
 	[ -x "$bin" ] || { fail "$bin not built"; continue; }
 	want=$([ $ex = ring ] && echo libmpilite.so || echo libibx.so)
