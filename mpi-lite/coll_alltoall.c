@@ -14,17 +14,20 @@
  * rank r sends to r + s and receives from r - s, so every step is a
  * permutation and no rank is swamped. Data goes straight between the user
  * buffers (or their packed images).
+ *
+ * Which one runs is the selection table's choice (coll_select.c).
  */
 #include "coll_int.h"
 
-int mpil_coll_alltoall_pairwise(const coll_grp_t *g, const coll_lay_t *send, const coll_lay_t *recv,
-				bool copy_own)
+/* The own block is copied too (overlapped with the first exchange when
+ * large). */
+static int alltoall_pairwise(const coll_grp_t *g, const coll_lay_t *send, const coll_lay_t *recv)
 {
 	int p = g->size, r = g->rank, err;
 	size_t own = lay_len(send, r) < lay_len(recv, r) ? lay_len(send, r) : lay_len(recv, r);
-	bool overlap = copy_own && p > 1 && own >= COLL_COPY_OVERLAP_MIN;
+	bool overlap = p > 1 && own >= COLL_COPY_OVERLAP_MIN;
 
-	if (copy_own && !overlap && own && lay_ptr(send, r) != lay_ptr(recv, r))
+	if (!overlap && own && lay_ptr(send, r) != lay_ptr(recv, r))
 		memcpy(lay_ptr(recv, r), lay_ptr(send, r), own);
 	for (int s = 1; s < p; s++) {
 		int dst = (r + s) % p, src = (r - s + p) % p;
@@ -56,7 +59,8 @@ int mpil_coll_alltoall_pairwise(const coll_grp_t *g, const coll_lay_t *send, con
 	return MPI_SUCCESS;
 }
 
-int mpil_coll_alltoall_bruck(const coll_grp_t *g, const coll_lay_t *send, const coll_lay_t *recv)
+/* The caller has copied the own block already. */
+static int alltoall_bruck(const coll_grp_t *g, const coll_lay_t *send, const coll_lay_t *recv)
 {
 	int p = g->size, r = g->rank, err = MPI_SUCCESS;
 	size_t len = send->len, half = (size_t)(p / 2 + 1) * len;
@@ -89,4 +93,23 @@ int mpil_coll_alltoall_bruck(const coll_grp_t *g, const coll_lay_t *send, const 
 out:
 	free(tmp);
 	return err;
+}
+
+int mpil_coll_alltoall(const coll_grp_t *g, mpil_coll_op_t op, const coll_lay_t *send,
+		       const coll_lay_t *recv)
+{
+	mpil_coll_query_t q = {.op = op,
+			       .p = g->size,
+			       .bytes = send->len,
+			       .props = send->len == recv->len ? MPIL_COLL_SAME_BLOCKS : 0};
+	int me = g->rank;
+
+	switch (mpil_coll_select(&q)) {
+	case MPIL_COLL_ALG_BRUCK:
+		if (lay_ptr(recv, me) != lay_ptr(send, me))
+			memcpy(lay_ptr(recv, me), lay_ptr(send, me), send->len);
+		return alltoall_bruck(g, send, recv);
+	case MPIL_COLL_ALG_PAIRWISE: return alltoall_pairwise(g, send, recv);
+	default: return MPI_ERR_INTERN;
+	}
 }

@@ -9,10 +9,12 @@
  * binomial tree (fan-in), the representatives run the dissemination among
  * themselves, and the release goes back down the tree (fan-out): the
  * network sees log2(nodes) rounds of one message per node.
+ *
+ * Which one runs is the selection table's choice (coll_select.c).
  */
 #include "coll_int.h"
 
-int mpil_coll_barrier_flat(const coll_grp_t *g)
+static int barrier_dissemination(const coll_grp_t *g)
 {
 	int n = g->size, r = g->rank;
 
@@ -43,22 +45,33 @@ static int fan_in(const coll_grp_t *g, int root)
 	return MPI_SUCCESS;
 }
 
-int mpil_barrier(MPI_Comm comm)
+static int barrier_node_aware(MPI_Comm comm)
 {
-	coll_grp_t g;
 	coll_hier_t h;
 	int err;
+
+	mpil_coll_hier_get(comm, 0, &h);
+	err = fan_in(&h.intra, h.intra_root);
+	if (err == MPI_SUCCESS && h.is_rep)
+		err = barrier_dissemination(&h.inter);
+	if (err == MPI_SUCCESS)
+		err = mpil_coll_bcast_binomial(&h.intra, NULL, 0, h.intra_root, CT_BARRIER_OUT);
+	return err;
+}
+
+int mpil_barrier(MPI_Comm comm)
+{
+	mpil_coll_query_t q = {.op = MPIL_COLL_BARRIER};
+	coll_grp_t g;
 
 	coll_grp_comm(&g, comm);
 	if (g.size == 1)
 		return MPI_SUCCESS;
-	if (!mpil_coll_multinode(comm))
-		return mpil_coll_barrier_flat(&g);
-	mpil_coll_hier_get(comm, 0, &h);
-	err = fan_in(&h.intra, h.intra_root);
-	if (err == MPI_SUCCESS && h.is_rep)
-		err = mpil_coll_barrier_flat(&h.inter);
-	if (err == MPI_SUCCESS)
-		err = mpil_coll_bcast_binomial(&h.intra, NULL, 0, h.intra_root, CT_BARRIER_OUT);
-	return err;
+	q.p = g.size;
+	q.props = mpil_coll_where(&g);
+	switch (mpil_coll_select(&q)) {
+	case MPIL_COLL_ALG_NODE_AWARE: return barrier_node_aware(comm);
+	case MPIL_COLL_ALG_DISSEMINATION: return barrier_dissemination(&g);
+	default: return MPI_ERR_INTERN;
+	}
 }

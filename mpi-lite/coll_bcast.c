@@ -1,5 +1,5 @@
 /*
- * mpil_coll_bcast.c — broadcast of bytes within a group.
+ * coll_bcast.c — broadcast of bytes within a group.
  *
  * Short messages: binomial tree from the root (ranks relative to the root):
  *
@@ -17,7 +17,7 @@
  * Two ranks: one send, whatever the size (the scatter + ring would move the
  * same bytes in two steps). Ranks that outnumber the cores: every hop of a
  * tree waits until its sender is scheduled, so within a node of up to
- * COLL_BCAST_LINEAR_MAX ranks the root sends to each rank itself (linear:
+ * COLL_BCAST_LINEAR_MAX (coll_select.c) ranks the root sends to each rank itself (linear:
  * one hop; 4 and 8 ranks on 2 cores, 8 B to 1 MiB: 0.6-0.9 x the binomial
  * tree's time), and beyond that the binomial tree at every size — each of
  * the scatter + ring's log p + p - 1 steps costs a context switch there
@@ -27,6 +27,8 @@
  * node (the root itself on its own node), then each representative
  * broadcasts inside its node — every byte crosses the network once per
  * node instead of once per remote rank.
+ *
+ * Which one runs is the selection table's choice (coll_select.c).
  */
 #include "coll_int.h"
 
@@ -67,7 +69,7 @@ static inline size_t chunk_off(size_t len, int n, int i)
 	return off < len ? off : len;
 }
 
-int mpil_coll_bcast_scatter_ring(const coll_grp_t *g, void *vbuf, size_t len, int root)
+static int bcast_scatter_ring(const coll_grp_t *g, void *vbuf, size_t len, int root)
 {
 	int n = g->size, vr = (g->rank - root + n) % n, mask = 1, err;
 	char *buf = vbuf;
@@ -137,38 +139,50 @@ static int bcast_linear(const coll_grp_t *g, void *buf, size_t len, int root, in
 	return MPI_SUCCESS;
 }
 
-/* Flat broadcast within @g, algorithm by size; @local: every member is on
- * one node. */
-static int bcast_flat(const coll_grp_t *g, void *buf, size_t len, int root, int tag, bool local)
+static int bcast_node_aware(const coll_grp_t *g, void *buf, size_t len, int root, unsigned where);
+
+/* Broadcast within @g by the algorithm the selection table names; @where:
+ * mpil_coll_where() of @g, or what a node-aware phase knows of its group. */
+static int bcast_run(const coll_grp_t *g, void *buf, size_t len, int root, int tag, unsigned where)
 {
+	mpil_coll_query_t q = {.op = MPIL_COLL_BCAST,
+			       .p = g->size,
+			       .bytes = len,
+			       .count = (long long)len,
+			       .props = where};
+
 	if (g->size == 1 || len == 0)
 		return MPI_SUCCESS;
-	if (local && g->size > 2 && g->size <= COLL_BCAST_LINEAR_MAX && mpil_coll_oversubscribed())
-		return bcast_linear(g, buf, len, root, tag);
-	if (g->size == 2 || len <= COLL_BCAST_SHORT_MAX || len < (size_t)g->size ||
-	    mpil_coll_oversubscribed())
-		return mpil_coll_bcast_binomial(g, buf, len, root, tag);
-	return mpil_coll_bcast_scatter_ring(g, buf, len, root);
+	switch (mpil_coll_select(&q)) {
+	case MPIL_COLL_ALG_NODE_AWARE: return bcast_node_aware(g, buf, len, root, where);
+	case MPIL_COLL_ALG_LINEAR: return bcast_linear(g, buf, len, root, tag);
+	case MPIL_COLL_ALG_SCATTER_RING: return bcast_scatter_ring(g, buf, len, root);
+	case MPIL_COLL_ALG_BINOMIAL: return mpil_coll_bcast_binomial(g, buf, len, root, tag);
+	default: return MPI_ERR_INTERN;
+	}
+}
+
+/* To the representatives (among nodes: not one node), then inside each
+ * node (one node); each phase selects again. */
+static int bcast_node_aware(const coll_grp_t *g, void *buf, size_t len, int root, unsigned where)
+{
+	unsigned oversub = where & MPIL_COLL_OVERSUB;
+	coll_hier_t h;
+	int err;
+
+	mpil_coll_hier_get(g->comm, root, &h);
+	if (h.is_rep && h.inter.size > 1) {
+		err = bcast_run(&h.inter, buf, len, h.inter_root, CT_BCAST, oversub);
+		if (err != MPI_SUCCESS)
+			return err;
+	}
+	return bcast_run(&h.intra, buf, len, h.intra_root, CT_BCAST_INTRA,
+			 oversub | MPIL_COLL_ONE_NODE);
 }
 
 int mpil_coll_bcast(const coll_grp_t *g, void *buf, size_t len, int root)
 {
-	coll_hier_t h;
-	int err;
-
-	if (g->size == 1 || len == 0)
-		return MPI_SUCCESS;
-	if (g->ranks) /* a subgroup: where its members run is not known here */
-		return bcast_flat(g, buf, len, root, CT_BCAST, false);
-	if (!mpil_coll_multinode(g->comm))
-		return bcast_flat(g, buf, len, root, CT_BCAST, true);
-	mpil_coll_hier_get(g->comm, root, &h);
-	if (h.is_rep && h.inter.size > 1) {
-		err = bcast_flat(&h.inter, buf, len, h.inter_root, CT_BCAST, false);
-		if (err != MPI_SUCCESS)
-			return err;
-	}
-	return bcast_flat(&h.intra, buf, len, h.intra_root, CT_BCAST_INTRA, true);
+	return bcast_run(g, buf, len, root, CT_BCAST, mpil_coll_where(g));
 }
 
 int mpil_bcast_bytes(void *buf, size_t len, int root, MPI_Comm comm)

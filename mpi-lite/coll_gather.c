@@ -21,6 +21,8 @@
  * Allgather, large, and allgatherv: ring; in step s rank r passes block
  * r - s to the right and takes block r - s - 1 from the left. Data goes
  * straight between the receive buffers.
+ *
+ * Which one runs is the selection table's choice (coll_select.c).
  */
 #include "coll_int.h"
 
@@ -47,8 +49,8 @@ static int wait_started(ibx_request_t *rq, int k, int err)
 
 /* ---- gather -------------------------------------------------------------------------------- */
 
-int mpil_coll_gather_linear(const coll_grp_t *g, int root, const void *mine, size_t mylen,
-			    const coll_lay_t *recv)
+static int gather_linear(const coll_grp_t *g, int root, const void *mine, size_t mylen,
+			 const coll_lay_t *recv)
 {
 	int p = g->size, k = 0, err = MPI_SUCCESS;
 	ibx_request_t *rq;
@@ -75,8 +77,8 @@ int mpil_coll_gather_linear(const coll_grp_t *g, int root, const void *mine, siz
 	return err;
 }
 
-int mpil_coll_gather_binomial(const coll_grp_t *g, int root, const void *mine, size_t mylen,
-			      const coll_lay_t *recv)
+static int gather_binomial(const coll_grp_t *g, int root, const void *mine, size_t mylen,
+			   const coll_lay_t *recv)
 {
 	size_t len = recv->len; /* every block's size (mylen: this rank's, the same but at
 				 * a root that sends less than it receives) */
@@ -119,10 +121,22 @@ out:
 	return err;
 }
 
+int mpil_coll_gather(const coll_grp_t *g, mpil_coll_op_t op, int root, const void *mine,
+		     size_t mylen, const coll_lay_t *recv)
+{
+	mpil_coll_query_t q = {.op = op, .p = g->size, .bytes = recv->len};
+
+	switch (mpil_coll_select(&q)) {
+	case MPIL_COLL_ALG_BINOMIAL: return gather_binomial(g, root, mine, mylen, recv);
+	case MPIL_COLL_ALG_LINEAR: return gather_linear(g, root, mine, mylen, recv);
+	default: return MPI_ERR_INTERN;
+	}
+}
+
 /* ---- scatter ------------------------------------------------------------------------------- */
 
-int mpil_coll_scatter_linear(const coll_grp_t *g, int root, const coll_lay_t *send, void *mine,
-			     size_t mylen)
+static int scatter_linear(const coll_grp_t *g, int root, const coll_lay_t *send, void *mine,
+			  size_t mylen)
 {
 	int p = g->size, k = 0, err = MPI_SUCCESS;
 	ibx_request_t *rq;
@@ -149,8 +163,8 @@ int mpil_coll_scatter_linear(const coll_grp_t *g, int root, const coll_lay_t *se
 	return err;
 }
 
-int mpil_coll_scatter_binomial(const coll_grp_t *g, int root, const coll_lay_t *send, void *mine,
-			       size_t mylen)
+static int scatter_binomial(const coll_grp_t *g, int root, const coll_lay_t *send, void *mine,
+			    size_t mylen)
 {
 	size_t len = send->len; /* every block's size, set on every rank */
 	int p = g->size, vr = (g->rank - root + p) % p, mask, sub, err = MPI_SUCCESS;
@@ -193,6 +207,18 @@ out:
 	return err;
 }
 
+int mpil_coll_scatter(const coll_grp_t *g, mpil_coll_op_t op, int root, const coll_lay_t *send,
+		      void *mine, size_t mylen)
+{
+	mpil_coll_query_t q = {.op = op, .p = g->size, .bytes = send->len};
+
+	switch (mpil_coll_select(&q)) {
+	case MPIL_COLL_ALG_BINOMIAL: return scatter_binomial(g, root, send, mine, mylen);
+	case MPIL_COLL_ALG_LINEAR: return scatter_linear(g, root, send, mine, mylen);
+	default: return MPI_ERR_INTERN;
+	}
+}
+
 /* ---- allgather ----------------------------------------------------------------------------- */
 
 int mpil_coll_allgather_ring(const coll_grp_t *g, const coll_lay_t *recv)
@@ -211,7 +237,7 @@ int mpil_coll_allgather_ring(const coll_grp_t *g, const coll_lay_t *recv)
 	return MPI_SUCCESS;
 }
 
-int mpil_coll_allgather_bruck(const coll_grp_t *g, const coll_lay_t *recv)
+static int allgather_bruck(const coll_grp_t *g, const coll_lay_t *recv)
 {
 	int p = g->size, r = g->rank, err = MPI_SUCCESS;
 	size_t len = recv->len;
@@ -234,4 +260,15 @@ int mpil_coll_allgather_bruck(const coll_grp_t *g, const coll_lay_t *recv)
 out:
 	free(tmp);
 	return err;
+}
+
+int mpil_coll_allgather(const coll_grp_t *g, mpil_coll_op_t op, const coll_lay_t *recv)
+{
+	mpil_coll_query_t q = {.op = op, .p = g->size, .bytes = (size_t)g->size * recv->len};
+
+	switch (mpil_coll_select(&q)) {
+	case MPIL_COLL_ALG_BRUCK: return allgather_bruck(g, recv);
+	case MPIL_COLL_ALG_RING: return mpil_coll_allgather_ring(g, recv);
+	default: return MPI_ERR_INTERN;
+	}
 }

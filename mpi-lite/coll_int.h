@@ -1,31 +1,45 @@
 /*
  * coll_int.h — what the collective files (coll*.c) share: groups of ranks
  * that an algorithm runs on, transfers on the collective context, the
- * node map, block layouts of the gather family and the reduction view.
+ * node map, typed buffers as bytes, argument checks, the algorithm
+ * families' dispatchers and the reduction view.
  *
- * Layering:
+ * Layering (top to bottom):
  *
- *   coll.c          MPI_* entry points: argument checks, typed buffers to
- *                   bytes (contiguous types in place, others packed through
- *                   mpil_dt_pack/unpack), choice of algorithm by size
- *   coll_barrier.c  dissemination; node-aware fan-in / leaders / fan-out
- *   mpil_coll_bcast.c    binomial; scatter + ring allgather; node-aware
- *   mpil_coll_reduce.c   reduce, allreduce, reduce-scatter (trees, recursive
- *                   doubling, rings, node-aware)
- *   coll_gather.c   gather(v), scatter(v), allgather(v)
- *   coll_alltoall.c alltoall(v): Bruck, pairwise exchange
- *   mpil_coll_scan.c     scan, exscan: recursive doubling
+ *   coll.c           MPI_* entry points of Barrier, Bcast and the reductions
+ *   coll_blocks.c    MPI_* entry points of Gather(v), Scatter(v),
+ *                    Allgather(v), Alltoall(v)
+ *     coll_check.c     argument checks beyond one buffer; failure reports
+ *     coll_layout.c    typed buffers as bytes (in place or packed), block
+ *                      layouts of the gather family
+ *     coll_redbuf.c    reduction buffers as work buffers
+ *   coll_select.c    the selection table: collective, size, properties ->
+ *                    algorithm (coll_select.h); the one place that decides
+ *   coll_barrier.c   dissemination; node-aware fan-in / leaders / fan-out
+ *   coll_bcast.c     binomial; linear; scatter + ring allgather; node-aware
+ *   coll_reduce.c    reduce, allreduce, reduce-scatter (trees, recursive
+ *                    doubling, rings, node-aware)
+ *   coll_scan.c      scan, exscan: recursive doubling
+ *   coll_gather.c    gather(v), scatter(v), allgather(v)
+ *   coll_alltoall.c  alltoall(v): Bruck, pairwise exchange
+ *   coll_node.c      the node map: where ranks run, node-aware splits
+ *   coll_xfer.c      transfers between group ranks on the collective context
  *
- * Every algorithm runs on a coll_grp_t: a list of ranks of one
- * communicator (all of it, or one node's members, or the node leaders) and
- * moves bytes only; the entry points deal with datatypes. Algorithms return
- * an MPI error class and never call an error handler.
+ * Each family file has a dispatcher (mpil_coll_bcast, mpil_coll_gather, ...)
+ * that asks the selection table and runs the algorithm it names; the
+ * algorithms themselves are static to their file. Every algorithm runs on
+ * a coll_grp_t: a list of ranks of one communicator (all of it, or one
+ * node's members, or the node leaders) and moves bytes only; the entry
+ * points deal with datatypes. Algorithms return an MPI error class and
+ * never call an error handler.
  */
 #ifndef MPIL_COLL_INT_H
 #define MPIL_COLL_INT_H
 
+#include "coll_select.h"
 #include "mpil_int.h"
 
+#include <limits.h>
 #include <stdlib.h>
 
 /* Steps of the algorithms: tags on the collective context (cid | 1). Every
@@ -60,7 +74,8 @@ enum coll_tag {
 	CT_NODEMAP,
 };
 
-/* ---- groups and transfers ----------------------------------------------------------- */
+/* ---- groups and transfers (coll_xfer.c)
+ * ----------------------------------------------------------- */
 
 typedef struct coll_grp {
 	MPI_Comm comm;
@@ -99,7 +114,8 @@ int mpil_grp_waitall(ibx_request_t *rq, int n);
  * it (receives are withdrawn when they have not matched yet). */
 void mpil_grp_abandon(ibx_request_t *rq, int n);
 
-/* ---- the node map --------------------------------------------------------------------- */
+/* ---- the node map (coll_node.c)
+ * --------------------------------------------------------------------- */
 
 /* A communicator split by nodes for the node-aware algorithms: this
  * process's node members (ascending) and one representative per node —
@@ -112,16 +128,17 @@ typedef struct coll_hier {
 	int inter_root; /* the root's node's index in inter */
 } coll_hier_t;
 
-/* True when @comm spans more than one node (and node-aware algorithms are
- * enabled): then mpil_coll_hier_get() fills @h for @root (any rank for rooted
- * collectives, 0 for the others). The arrays behind @h are shared scratch,
- * valid until the next call. */
-bool mpil_coll_multinode(MPI_Comm comm);
+/* Where @g runs, as properties for the selection table: for a whole
+ * communicator MPIL_COLL_SPANS_NODES (it spans more than one node and
+ * node-aware algorithms are enabled) or else MPIL_COLL_ONE_NODE; for a
+ * subgroup neither (where its members run is not known here);
+ * MPIL_COLL_OVERSUB when some node of the job runs more ranks than it has
+ * CPUs. The same answer on every member, so the choices based on it agree. */
+unsigned mpil_coll_where(const coll_grp_t *g);
+/* For a communicator that spans nodes: fills @h for @root (any rank for
+ * rooted collectives, 0 for the others). The arrays behind @h are shared
+ * scratch, valid until the next call. */
 void mpil_coll_hier_get(MPI_Comm comm, int root, coll_hier_t *h);
-
-/* True when some node of the job runs more ranks than it has CPUs (the
- * same answer on every rank, so algorithm choices based on it agree). */
-bool mpil_coll_oversubscribed(void);
 
 /* ---- block layouts (the gather family) -------------------------------------------------- */
 
@@ -145,42 +162,138 @@ static inline size_t lay_len(const coll_lay_t *l, int i)
 	return l->lens ? l->lens[i] : l->len;
 }
 
-/* gather: @mine (mylen bytes; NULL at the root means "already in place")
- * to block g->rank of @recv at @root. The binomial tree needs equal blocks
- * and recv->len set to their size on every rank (base: root only). */
-int mpil_coll_gather_linear(const coll_grp_t *g, int root, const void *mine, size_t mylen,
-			    const coll_lay_t *recv);
-int mpil_coll_gather_binomial(const coll_grp_t *g, int root, const void *mine, size_t mylen,
-			      const coll_lay_t *recv);
-/* scatter: block i of @send at @root to rank i's @mine (NULL at the root:
- * leave the root's block where it is). The binomial tree needs equal
- * blocks and send->len set to their size on every rank. */
-int mpil_coll_scatter_linear(const coll_grp_t *g, int root, const coll_lay_t *send, void *mine,
-			     size_t mylen);
-int mpil_coll_scatter_binomial(const coll_grp_t *g, int root, const coll_lay_t *send, void *mine,
-			       size_t mylen);
-/* allgather: every rank's own block is already in place in @recv. */
-int mpil_coll_allgather_ring(const coll_grp_t *g, const coll_lay_t *recv);
-int mpil_coll_allgather_bruck(const coll_grp_t *g, const coll_lay_t *recv);
+/* ---- typed buffers as bytes (coll_layout.c) --------------------------------------------- */
 
-/* alltoall: block i of @send goes to rank i's block g->rank of @recv. The
- * own block: pairwise copies it when @copy_own (overlapped with the first
- * exchange when large); for Bruck the caller has copied it already. */
-int mpil_coll_alltoall_pairwise(const coll_grp_t *g, const coll_lay_t *send, const coll_lay_t *recv,
-				bool copy_own);
-int mpil_coll_alltoall_bruck(const coll_grp_t *g, const coll_lay_t *send, const coll_lay_t *recv);
+/* @buf + @off as an address: user buffers may be MPI_BOTTOM (NULL) with
+ * absolute displacements, where pointer arithmetic would be undefined. */
+static inline char *coll_at(const void *buf, MPI_Aint off)
+{
+	return (char *)((uintptr_t)buf + (uintptr_t)off);
+}
+
+static inline size_t coll_tbytes(long long count, MPI_Datatype dt)
+{
+	return (size_t)count * dt->size;
+}
+
+/* Block i of a buffer of blocks of @count elements. */
+static inline char *coll_block_at(const void *buf, int i, int count, MPI_Datatype dt)
+{
+	return coll_at(buf, (MPI_Aint)i * count * dt->extent);
+}
+
+/* The bytes of @count elements at @buf: in place for a contiguous type,
+ * else packed into *tmp_p (to free). NULL when out of memory. */
+char *mpil_coll_tb_read(const void *buf, int count, MPI_Datatype dt, void **tmp_p);
+/* Where to receive @count elements for @buf: in place for a contiguous
+ * type, else a temporary that mpil_coll_tb_write_done() unpacks. */
+char *mpil_coll_tb_write(void *buf, int count, MPI_Datatype dt, void **tmp_p);
+void mpil_coll_tb_write_done(void *buf, int count, MPI_Datatype dt, void *tmp);
+
+/* A regular layout of p blocks of @count elements at @buf: in place for a
+ * contiguous type (*tmp_p NULL), else a packed temporary of p blocks
+ * (filled with the user's blocks when @fill; block @skip excepted, -1 for
+ * none). Returns MPI_ERR_NO_MEM or MPI_SUCCESS. */
+int mpil_coll_lay_regular(coll_lay_t *l, const void *buf, int count, MPI_Datatype dt, int p,
+			  bool fill, int skip, void **tmp_p);
+/* Unpacks the blocks of a packed regular layout into the user buffer. */
+void mpil_coll_lay_regular_done(const coll_lay_t *l, void *buf, int count, MPI_Datatype dt, int p,
+				int skip, void *tmp);
+/* A v layout: block i is counts[i] elements at displs[i] * extent. In
+ * place for a contiguous type, else packed back to back in a temporary
+ * (filled when @fill, block @skip excepted). *mem_p holds the offset and
+ * length arrays (and the temporary): free it. */
+int mpil_coll_lay_v(coll_lay_t *l, const void *buf, const int *counts, const int *displs,
+		    MPI_Datatype dt, int p, bool fill, int skip, void **mem_p);
+void mpil_coll_lay_v_done(const coll_lay_t *l, void *buf, const int *counts, const int *displs,
+			  MPI_Datatype dt, int p, int skip);
+/* A packed copy of the p blocks at @buf, never in place (the send side of
+ * an in-place alltoall, whose receive blocks overwrite it): a regular
+ * layout in *tmp_p, a v layout in *mem_p (both to free). */
+int mpil_coll_lay_regular_copy(coll_lay_t *l, const void *buf, int count, MPI_Datatype dt, int p,
+			       void **tmp_p);
+int mpil_coll_lay_v_copy(coll_lay_t *l, const void *buf, const int *counts, const int *displs,
+			 MPI_Datatype dt, int p, void **mem_p);
+
+/* ---- argument checks (coll_check.c) -------------------------------------------------------- */
+
+/* Reports a collective that failed underway (MPI_ERR_NO_MEM or a failed
+ * transfer) through @comm's error handler. */
+int mpil_coll_failed(MPI_Comm comm, int err, const char *fname);
+
+/* What an entry point returns for the error class @err of its algorithm. */
+static inline int coll_done(MPI_Comm comm, int err, const char *fname)
+{
+	return ibx_likely(err == MPI_SUCCESS) ? MPI_SUCCESS : mpil_coll_failed(comm, err, fname);
+}
+
+int mpil_coll_check_root(MPI_Comm comm, int root, const char *F);
+/* A count and a datatype. */
+int mpil_coll_check_typed(MPI_Comm comm, int count, MPI_Datatype dt, const char *F);
+/* A counts array: given, no negative entry; *total_p its sum. */
+int mpil_coll_check_counts(MPI_Comm comm, const int *counts, int n, const char *what,
+			   long long *total_p, const char *F);
+int mpil_coll_check_displs(MPI_Comm comm, const int *displs, const char *what, const char *F);
+/* A buffer that receives or sends @total elements (NULL only when nothing
+ * moves). */
+int mpil_coll_check_vbuf(MPI_Comm comm, const void *buf, long long total, MPI_Datatype dt,
+			 const char *F);
+/* MPI_IN_PLACE as @which ("sendbuf", "recvbuf") only at the root. */
+int mpil_coll_check_inplace_root(MPI_Comm comm, bool inplace, bool am_root, const char *which,
+				 const char *F);
+/* Receive blocks of a v layout must not overlap (MPI-3.1 §5.5: no location
+ * is written twice). Checked for contiguous types, where it is exact. */
+int mpil_coll_check_recv_blocks(MPI_Comm comm, const void *buf, const int *counts,
+				const int *displs, MPI_Datatype dt, int p, const char *F);
+/* Do (a, ac, at) and (b, bc, bt) share bytes? Exact for contiguous types;
+ * otherwise only the same start with the same type counts. */
+bool mpil_coll_overlap(const void *a, long long ac, MPI_Datatype at, const void *b, long long bc,
+		       MPI_Datatype bt);
+/* Do the blocks of two v layouts share bytes? (One block: counts = &n,
+ * displs = &zero, p = 1.) */
+bool mpil_coll_overlap_vv(const void *sbuf, const int *scounts, const int *sdispls, MPI_Datatype st,
+			  int sp, const void *rbuf, const int *rcounts, const int *rdispls,
+			  MPI_Datatype rt, int rp);
+/* The errors of send and receive buffers that share bytes, and of an own
+ * block larger than its receive block. */
+int mpil_coll_err_alias(MPI_Comm comm, const char *F);
+int mpil_coll_err_trunc(MPI_Comm comm, const char *F, size_t have, size_t room);
+
+/* ---- the gather family (coll_gather.c, coll_alltoall.c) ------------------------------------ */
+
+/* gather (@op MPIL_COLL_GATHER or _GATHERV): @mine (mylen bytes; NULL at
+ * the root means "already in place") to block g->rank of @recv at @root.
+ * Gather: equal blocks, recv->len set to their size on every rank (base:
+ * root only). */
+int mpil_coll_gather(const coll_grp_t *g, mpil_coll_op_t op, int root, const void *mine,
+		     size_t mylen, const coll_lay_t *recv);
+/* scatter (MPIL_COLL_SCATTER or _SCATTERV): block i of @send at @root to
+ * rank i's @mine (NULL at the root: leave the root's block where it is).
+ * Scatter: equal blocks, send->len set to their size on every rank. */
+int mpil_coll_scatter(const coll_grp_t *g, mpil_coll_op_t op, int root, const coll_lay_t *send,
+		      void *mine, size_t mylen);
+/* allgather (MPIL_COLL_ALLGATHER or _ALLGATHERV): every rank's own block
+ * is already in place in @recv. */
+int mpil_coll_allgather(const coll_grp_t *g, mpil_coll_op_t op, const coll_lay_t *recv);
+/* The ring itself, for the node map (built before any choice is made). */
+int mpil_coll_allgather_ring(const coll_grp_t *g, const coll_lay_t *recv);
+
+/* alltoall (MPIL_COLL_ALLTOALL or _ALLTOALLV): block i of @send goes to
+ * rank i's block g->rank of @recv, the own block included. */
+int mpil_coll_alltoall(const coll_grp_t *g, mpil_coll_op_t op, const coll_lay_t *send,
+		       const coll_lay_t *recv);
 
 /* memcpy in pieces with a pass of the progress engine between them, so
- * that transfers already started keep moving during a large local copy. */
+ * that transfers already started keep moving during a large local copy
+ * (coll_xfer.c). */
 void mpil_coll_copy_progress(void *dst, const void *src, size_t len);
 
-/* ---- broadcast and barrier ------------------------------------------------------------- */
-int mpil_coll_bcast_binomial(const coll_grp_t *g, void *buf, size_t len, int root, int tag);
-int mpil_coll_bcast_scatter_ring(const coll_grp_t *g, void *buf, size_t len, int root);
+/* ---- broadcast (coll_bcast.c) -------------------------------------------------------------- */
 int mpil_coll_bcast(const coll_grp_t *g, void *buf, size_t len, int root);
-int mpil_coll_barrier_flat(const coll_grp_t *g);
+/* The tree itself, for the barrier's fan-out (zero bytes). */
+int mpil_coll_bcast_binomial(const coll_grp_t *g, void *buf, size_t len, int root, int tag);
 
-/* ---- reductions ---------------------------------------------------------------------------
+/* ---- reductions (coll_reduce.c, coll_scan.c) --------------------------------------------
  *
  * Reductions work on buffers of @n elements of a "work type" in that
  * type's own layout (element i at i * extent): a predefined type (for
@@ -244,15 +357,48 @@ int mpil_coll_reduce_scatter(const coll_grp_t *g, const void *sbuf, void *rbuf, 
 int mpil_coll_scan(const coll_grp_t *g, const void *sbuf, void *rbuf, int n, const coll_red_t *rd,
 		   bool exclusive);
 
-/* Sizes that choose algorithms (bytes). */
-#define COLL_BCAST_SHORT_MAX	 (64 * 1024) /* binomial tree up to this */
-#define COLL_BCAST_LINEAR_MAX	 8 /* oversubscribed node: root to each, up to this many ranks */
-#define COLL_ALLREDUCE_SHORT_MAX (16 * 1024) /* recursive doubling up to this */
-#define COLL_REDUCE_SHORT_MAX	 (64 * 1024) /* binomial reduce up to this */
-#define COLL_GATHER_TREE_MAX	 2048	     /* binomial gather/scatter: block size */
-#define COLL_ALLGATHER_SHORT_MAX (32 * 1024) /* Bruck allgather: total bytes */
-#define COLL_ALLTOALL_BRUCK_MAX	 256	     /* Bruck alltoall: block size */
-#define COLL_COPY_OVERLAP_MIN	 (64 * 1024) /* own block copied during the exchange */
-#define COLL_COPY_PIECE		 (32 * 1024) /* mpil_coll_copy_progress: bytes per piece */
+/* The properties of a reduction that the selection table reads. */
+static inline unsigned coll_red_props(const coll_red_t *rd)
+{
+	return (rd->commute ? MPIL_COLL_COMMUTE : 0) | (rd->whole ? 0 : MPIL_COLL_PREDEF);
+}
+
+/* ---- the user's buffers of a reduction (coll_redbuf.c) ------------------------------------- */
+
+typedef struct coll_red_io {
+	coll_red_t rd;
+	MPI_Datatype udt; /* the user's datatype */
+	int factor;	  /* work elements per user element */
+	bool direct;	  /* user buffers are work buffers (at + shift) */
+	MPI_Aint shift;
+} coll_red_io_t;
+
+/* Work elements of @count user elements; -1 if they do not fit an int. */
+static inline int coll_red_n(const coll_red_io_t *io, long long count)
+{
+	long long n = count * io->factor;
+
+	return n > INT_MAX ? -1 : (int)n;
+}
+
+/* A direct user buffer as a work buffer. */
+static inline void *coll_red_wptr(const coll_red_io_t *io, const void *ubuf)
+{
+	return coll_at(ubuf, io->shift);
+}
+
+/* Checks shared by the reductions: count, type, op; *io set up. */
+int mpil_coll_check_reduction(MPI_Comm comm, long long count, MPI_Datatype dt, MPI_Op op,
+			      coll_red_io_t *io, const char *F);
+/* A work copy of @count user elements at @ubuf (not direct): the return
+ * value, *base_p what to free. NULL when out of memory. */
+void *mpil_coll_red_load(const coll_red_io_t *io, const void *ubuf, int count, void **base_p);
+/* Work buffer @w back into @count user elements at @ubuf. */
+int mpil_coll_red_store(const coll_red_io_t *io, const void *w, void *ubuf, int count);
+
+/* Algorithm internals (bytes); the sizes that choose algorithms are rows
+ * of the selection table (coll_select.c). */
+#define COLL_COPY_OVERLAP_MIN (64 * 1024) /* own block copied during the exchange */
+#define COLL_COPY_PIECE	      (32 * 1024) /* mpil_coll_copy_progress: bytes per piece */
 
 #endif /* MPIL_COLL_INT_H */

@@ -1,5 +1,5 @@
 /*
- * mpil_coll_reduce.c — reduce, allreduce and reduce-scatter within a group, on
+ * coll_reduce.c — reduce, allreduce and reduce-scatter within a group, on
  * work buffers (coll_int.h: "Reductions").
  *
  * Operands are always combined lower rank first (x_lo op x_hi), so
@@ -48,6 +48,8 @@
  * Reduce-scatter, commutative: a ring reduce-scatter with the segment
  * sizes the caller gives, arranged so that rank i ends with segment i.
  * Otherwise: reduce to rank 0 and scatter the segments.
+ *
+ * Which one runs is the selection table's choice (coll_select.c).
  */
 #include "coll_int.h"
 
@@ -252,46 +254,62 @@ out:
 	return err;
 }
 
-static int reduce_flat(const coll_grp_t *g, const void *in, void *rbuf, int n, const coll_red_t *rd,
-		       int root)
+static int reduce_node_aware(const coll_grp_t *g, const void *in, void *rbuf, int n,
+			     const coll_red_t *rd, int root);
+
+/* Reduce within @g by the algorithm the selection table names; @where:
+ * mpil_coll_where() of @g, 0 in a phase of the node-aware reduce. */
+static int reduce_run(const coll_grp_t *g, const void *in, void *rbuf, int n, const coll_red_t *rd,
+		      int root, unsigned where)
 {
+	mpil_coll_query_t q = {.op = MPIL_COLL_REDUCE,
+			       .p = g->size,
+			       .bytes = red_span(rd, n),
+			       .count = n,
+			       .props = where | coll_red_props(rd)};
+
 	if (g->size == 1) {
 		red_copy(rd, rbuf, in, n);
 		return MPI_SUCCESS;
 	}
-	if (rd->commute && !rd->whole && g->size > 2 && n >= g->size &&
-	    red_span(rd, n) > COLL_REDUCE_SHORT_MAX)
-		return reduce_rs_gather(g, in, rbuf, n, rd, root);
-	return reduce_binomial(g, in, rbuf, n, rd, root);
+	switch (mpil_coll_select(&q)) {
+	case MPIL_COLL_ALG_NODE_AWARE: return reduce_node_aware(g, in, rbuf, n, rd, root);
+	case MPIL_COLL_ALG_RS_GATHER: return reduce_rs_gather(g, in, rbuf, n, rd, root);
+	case MPIL_COLL_ALG_BINOMIAL: return reduce_binomial(g, in, rbuf, n, rd, root);
+	default: return MPI_ERR_INTERN;
+	}
 }
 
-int mpil_coll_reduce(const coll_grp_t *g, const void *sbuf, void *rbuf, int n, const coll_red_t *rd,
-		     int root)
+/* Inside each node to its representative (the root on its node), then
+ * among the representatives to the root. */
+static int reduce_node_aware(const coll_grp_t *g, const void *in, void *rbuf, int n,
+			     const coll_red_t *rd, int root)
 {
-	const void *in = sbuf ? sbuf : rbuf;
 	coll_hier_t h;
 	void *base = NULL;
 	char *acc;
 	int err;
 
-	if (n == 0)
-		return MPI_SUCCESS;
-	if (g->ranks || !rd->commute || !mpil_coll_multinode(g->comm))
-		return reduce_flat(g, in, rbuf, n, rd, root);
-	/* Inside each node to its representative (the root on its node),
-	 * then among the representatives to the root. */
 	mpil_coll_hier_get(g->comm, root, &h);
 	if (!h.is_rep)
-		return reduce_flat(&h.intra, in, NULL, n, rd, h.intra_root);
+		return reduce_run(&h.intra, in, NULL, n, rd, h.intra_root, 0);
 	acc = g->rank == root ? rbuf : mpil_coll_red_alloc(rd, n, &base);
 	if (!acc)
 		return MPI_ERR_NO_MEM;
-	err = reduce_flat(&h.intra, in, acc, n, rd, h.intra_root);
+	err = reduce_run(&h.intra, in, acc, n, rd, h.intra_root, 0);
 	if (err == MPI_SUCCESS)
-		err =
-		    reduce_flat(&h.inter, acc, g->rank == root ? rbuf : NULL, n, rd, h.inter_root);
+		err = reduce_run(&h.inter, acc, g->rank == root ? rbuf : NULL, n, rd, h.inter_root,
+				 0);
 	free(base);
 	return err;
+}
+
+int mpil_coll_reduce(const coll_grp_t *g, const void *sbuf, void *rbuf, int n, const coll_red_t *rd,
+		     int root)
+{
+	if (n == 0)
+		return MPI_SUCCESS;
+	return reduce_run(g, sbuf ? sbuf : rbuf, rbuf, n, rd, root, mpil_coll_where(g));
 }
 
 /* ---- allreduce ----------------------------------------------------------------------------- */
@@ -473,39 +491,68 @@ out:
 	return err;
 }
 
-static int allreduce_flat(const coll_grp_t *g, const void *sbuf, void *rbuf, int n,
-			  const coll_red_t *rd)
+/* Recursive doubling and Rabenseifner reduce in place: the input into
+ * @rbuf first. */
+static char *allreduce_in_place(const coll_red_t *rd, const void *sbuf, void *rbuf, int n)
 {
-	bool longmsg = red_span(rd, n) > COLL_ALLREDUCE_SHORT_MAX;
-
-	if (g->size == 2 && rd->commute && !rd->whole)
-		return allreduce_pair(g, sbuf, rbuf, n, rd);
 	if (sbuf)
 		red_copy(rd, rbuf, sbuf, n);
-	if (g->size == 1)
+	return rbuf;
+}
+
+static int allreduce_node_aware(const coll_grp_t *g, const void *sbuf, void *rbuf, int n,
+				const coll_red_t *rd);
+
+/* Allreduce within @g by the algorithm the selection table names;
+ * @where: mpil_coll_where() of @g, 0 in a phase of the node-aware one. */
+static int allreduce_run(const coll_grp_t *g, const void *sbuf, void *rbuf, int n,
+			 const coll_red_t *rd, unsigned where)
+{
+	mpil_coll_query_t q = {.op = MPIL_COLL_ALLREDUCE,
+			       .p = g->size,
+			       .bytes = red_span(rd, n),
+			       .count = n,
+			       .props = where | coll_red_props(rd)};
+
+	if (g->size == 1) {
+		allreduce_in_place(rd, sbuf, rbuf, n);
 		return MPI_SUCCESS;
-	if (rd->commute && !rd->whole && longmsg && n >= g->size)
-		return allreduce_rabenseifner(g, rbuf, n, rd);
-	return allreduce_recursive_doubling(g, rbuf, n, rd);
+	}
+	switch (mpil_coll_select(&q)) {
+	case MPIL_COLL_ALG_NODE_AWARE: return allreduce_node_aware(g, sbuf, rbuf, n, rd);
+	case MPIL_COLL_ALG_PAIR: return allreduce_pair(g, sbuf, rbuf, n, rd);
+	case MPIL_COLL_ALG_RABENSEIFNER:
+		return allreduce_rabenseifner(g, allreduce_in_place(rd, sbuf, rbuf, n), n, rd);
+	case MPIL_COLL_ALG_REC_DOUBLING:
+		return allreduce_recursive_doubling(g, allreduce_in_place(rd, sbuf, rbuf, n), n,
+						    rd);
+	default: return MPI_ERR_INTERN;
+	}
+}
+
+/* Reduce inside each node to its representative, allreduce among the
+ * representatives, broadcast inside each node. */
+static int allreduce_node_aware(const coll_grp_t *g, const void *sbuf, void *rbuf, int n,
+				const coll_red_t *rd)
+{
+	coll_hier_t h;
+	int err;
+
+	mpil_coll_hier_get(g->comm, 0, &h);
+	err = mpil_coll_reduce(&h.intra, sbuf, rbuf, n, rd, h.intra_root);
+	if (err == MPI_SUCCESS && h.is_rep && h.inter.size > 1)
+		err = allreduce_run(&h.inter, NULL, rbuf, n, rd, 0);
+	if (err == MPI_SUCCESS && h.intra.size > 1)
+		err = mpil_coll_bcast(&h.intra, red_first(rd, rbuf), red_span(rd, n), h.intra_root);
+	return err;
 }
 
 int mpil_coll_allreduce(const coll_grp_t *g, const void *sbuf, void *rbuf, int n,
 			const coll_red_t *rd)
 {
-	coll_hier_t h;
-	int err;
-
 	if (n == 0)
 		return MPI_SUCCESS;
-	if (g->ranks || !rd->commute || !mpil_coll_multinode(g->comm))
-		return allreduce_flat(g, sbuf, rbuf, n, rd);
-	mpil_coll_hier_get(g->comm, 0, &h);
-	err = mpil_coll_reduce(&h.intra, sbuf, rbuf, n, rd, h.intra_root);
-	if (err == MPI_SUCCESS && h.is_rep && h.inter.size > 1)
-		err = allreduce_flat(&h.inter, NULL, rbuf, n, rd);
-	if (err == MPI_SUCCESS && h.intra.size > 1)
-		err = mpil_coll_bcast(&h.intra, red_first(rd, rbuf), red_span(rd, n), h.intra_root);
-	return err;
+	return allreduce_run(g, sbuf, rbuf, n, rd, mpil_coll_where(g));
 }
 
 int mpil_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,
@@ -522,14 +569,71 @@ int mpil_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
 
 /* ---- reduce-scatter ------------------------------------------------------------------------- */
 
+/* Commutative: a ring over a copy of the whole input in @acc; rank r's
+ * segment to @rbuf. */
+static int rs_ring_all(const coll_grp_t *g, const void *in, char *acc, void *rbuf,
+		       const int *counts, const int *displs, int total, size_t maxseg,
+		       const coll_red_t *rd)
+{
+	int r = g->rank, err;
+	char *tmp;
+
+	red_copy(rd, acc, in, total);
+	tmp = malloc(maxseg * rd->ext + 1);
+	if (!tmp)
+		return MPI_ERR_NO_MEM;
+	err = rs_ring(g, acc, tmp, counts, displs, rd, CT_RS_RING);
+	if (err == MPI_SUCCESS)
+		memcpy(rbuf, acc + (size_t)displs[r] * rd->ext, (size_t)counts[r] * rd->ext);
+	free(tmp);
+	return err;
+}
+
+/* Rank 0 hands out the segments of the reduction in @acc. */
+static int rs_scatter_from_0(const coll_grp_t *g, char *acc, void *rbuf, const int *counts,
+			     const int *displs, const coll_red_t *rd)
+{
+	int p = g->size, k = 0, err = MPI_SUCCESS;
+	ibx_request_t *rq;
+
+	if (g->rank != 0)
+		return red_recv(g, rd, rbuf, counts[g->rank], 0, CT_RS_SCATTER);
+	rq = malloc((size_t)p * sizeof(*rq));
+	if (!rq)
+		return MPI_ERR_NO_MEM;
+	for (int i = 1; i < p && err == MPI_SUCCESS; i++) {
+		if (rd->whole) {
+			/* Derived work type: the segment is elements of it. */
+			char *a = red_first(rd, acc + (size_t)displs[i] * rd->ext);
+
+			err =
+			    mpil_grp_isend(g, a, red_span(rd, counts[i]), i, CT_RS_SCATTER, &rq[k]);
+		} else {
+			err = mpil_grp_isend(g, acc + (size_t)displs[i] * rd->ext,
+					     (size_t)counts[i] * rd->ext, i, CT_RS_SCATTER, &rq[k]);
+		}
+		if (err != MPI_SUCCESS)
+			mpil_grp_abandon(rq, k);
+		else
+			k++;
+	}
+	if (err == MPI_SUCCESS)
+		err = mpil_grp_waitall(rq, k);
+	free(rq);
+	if (err == MPI_SUCCESS)
+		red_copy(rd, rbuf, acc, counts[0]);
+	return err;
+}
+
 int mpil_coll_reduce_scatter(const coll_grp_t *g, const void *sbuf, void *rbuf, const int *counts,
 			     const coll_red_t *rd)
 {
-	int p = g->size, r = g->rank, total = 0, err;
+	mpil_coll_query_t q = {.op = MPIL_COLL_REDUCE_SCATTER, .p = g->size};
+	int p = g->size, total = 0, err;
 	int *displs = malloc((size_t)p * sizeof(int));
 	const void *in = sbuf ? sbuf : rbuf;
 	void *acc_base = NULL;
-	char *acc = NULL, *tmp = NULL;
+	char *acc;
 	size_t maxseg = 0;
 
 	if (!displs)
@@ -552,59 +656,22 @@ int mpil_coll_reduce_scatter(const coll_grp_t *g, const void *sbuf, void *rbuf, 
 		err = MPI_ERR_NO_MEM;
 		goto out;
 	}
-	if (rd->commute && !rd->whole) {
-		red_copy(rd, acc, in, total);
-		tmp = malloc(maxseg * rd->ext + 1);
-		if (!tmp) {
-			err = MPI_ERR_NO_MEM;
-			goto out;
-		}
-		err = rs_ring(g, acc, tmp, counts, displs, rd, CT_RS_RING);
+	q.bytes = red_span(rd, total);
+	q.count = total;
+	q.props = coll_red_props(rd);
+	switch (mpil_coll_select(&q)) {
+	case MPIL_COLL_ALG_RING:
+		err = rs_ring_all(g, in, acc, rbuf, counts, displs, total, maxseg, rd);
+		break;
+	case MPIL_COLL_ALG_REDUCE_SCATTER:
+		/* The whole vector to rank 0 (in rank order), then its segments. */
+		err = mpil_coll_reduce(g, in, acc, total, rd, 0);
 		if (err == MPI_SUCCESS)
-			memcpy(rbuf, acc + (size_t)displs[r] * rd->ext,
-			       (size_t)counts[r] * rd->ext);
-		goto out;
-	}
-	/* Reduce the whole vector to rank 0 (in rank order), then hand out the
-	 * segments. */
-	err = mpil_coll_reduce(g, in, acc, total, rd, 0);
-	if (err != MPI_SUCCESS)
-		goto out;
-	if (r == 0) {
-		ibx_request_t *rq = malloc((size_t)p * sizeof(*rq));
-		int k = 0;
-
-		if (!rq) {
-			err = MPI_ERR_NO_MEM;
-			goto out;
-		}
-		for (int i = 1; i < p && err == MPI_SUCCESS; i++) {
-			if (rd->whole) {
-				/* Derived work type: the segment is elements of it. */
-				char *a = red_first(rd, acc + (size_t)displs[i] * rd->ext);
-
-				err = mpil_grp_isend(g, a, red_span(rd, counts[i]), i,
-						     CT_RS_SCATTER, &rq[k]);
-			} else {
-				err = mpil_grp_isend(g, acc + (size_t)displs[i] * rd->ext,
-						     (size_t)counts[i] * rd->ext, i, CT_RS_SCATTER,
-						     &rq[k]);
-			}
-			if (err != MPI_SUCCESS)
-				mpil_grp_abandon(rq, k);
-			else
-				k++;
-		}
-		if (err == MPI_SUCCESS)
-			err = mpil_grp_waitall(rq, k);
-		free(rq);
-		if (err == MPI_SUCCESS)
-			red_copy(rd, rbuf, acc, counts[0]);
-	} else {
-		err = red_recv(g, rd, rbuf, counts[r], 0, CT_RS_SCATTER);
+			err = rs_scatter_from_0(g, acc, rbuf, counts, displs, rd);
+		break;
+	default: err = MPI_ERR_INTERN;
 	}
 out:
-	free(tmp);
 	free(acc_base);
 	free(displs);
 	return err;

@@ -1,5 +1,5 @@
 /*
- * mpil_coll_scan.c — inclusive and exclusive prefix reductions (MPI_Scan,
+ * coll_scan.c — inclusive and exclusive prefix reductions (MPI_Scan,
  * MPI_Exscan) by recursive doubling, for any number of ranks.
  *
  * Every rank keeps two vectors: `partial`, the reduction of the aligned
@@ -15,11 +15,15 @@
  * right) and rank r ends with x_0 op ... op x_r after ceil(log2 p) rounds.
  * The exclusive scan starts with an empty result and takes the first
  * block from below as it is; rank 0's result stays undefined (MPI).
+ *
+ * The selection table (coll_select.c) names this one algorithm for both;
+ * the dispatcher asks it all the same, so that the table stays the one
+ * place that says what runs.
  */
 #include "coll_int.h"
 
-int mpil_coll_scan(const coll_grp_t *g, const void *sbuf, void *rbuf, int n, const coll_red_t *rd,
-		   bool exclusive)
+static int scan_recursive_doubling(const coll_grp_t *g, const void *sbuf, void *rbuf, int n,
+				   const coll_red_t *rd, bool exclusive)
 {
 	int p = g->size, r = g->rank, err = MPI_SUCCESS;
 	const void *in = sbuf ? sbuf : rbuf;
@@ -73,4 +77,20 @@ out:
 	free(pbase);
 	free(tbase);
 	return err;
+}
+
+int mpil_coll_scan(const coll_grp_t *g, const void *sbuf, void *rbuf, int n, const coll_red_t *rd,
+		   bool exclusive)
+{
+	mpil_coll_query_t q = {.op = exclusive ? MPIL_COLL_EXSCAN : MPIL_COLL_SCAN,
+			       .p = g->size,
+			       .bytes = red_span(rd, n),
+			       .count = n,
+			       .props = coll_red_props(rd)};
+
+	switch (mpil_coll_select(&q)) {
+	case MPIL_COLL_ALG_REC_DOUBLING:
+		return scan_recursive_doubling(g, sbuf, rbuf, n, rd, exclusive);
+	default: return MPI_ERR_INTERN;
+	}
 }

@@ -27,7 +27,7 @@
  * Files by topic: init.c (environment), comm*.c (communicators), group.c,
  * attr.c (attribute caching), info.c, p2p.c, request.c (completion),
  * datatype.c (predefined types, packing, queries), dtype_create.c (derived
- * types), op.c (reduction kernels), coll.c, errhandler.c (error classes,
+ * types), op.c (reduction kernels), coll*.c, errhandler.c (error classes,
  * strings, handlers), handle.c (pools behind user-created handles).
  */
 #ifndef MPIL_INT_H
@@ -664,7 +664,7 @@ static inline ibx_status_t mpil_ibx_send(int dest, const void *buf, size_t len, 
 	return st;
 }
 
-/* ---- collectives (coll.c) ---------------------------------------------------------- */
+/* ---- collectives (coll*.c) ----------------------------------------------------------- */
 
 /* Blocking byte transfers on @comm's collective context (ranks of @comm;
  * @tag distinguishes the steps of one algorithm). Used by the collective
@@ -683,7 +683,7 @@ int mpil_bcast_bytes(void *buf, size_t len, int root, MPI_Comm comm);
 int mpil_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,
 		   MPI_Comm comm);
 
-/* The node map of the node-aware collectives (coll.c), built in MPI_Init
+/* The node map of the node-aware collectives (coll_node.c), built in MPI_Init
  * once MPI_COMM_WORLD exists (collective over it when the job spans
  * several nodes) and dropped in MPI_Finalize. */
 int mpil_coll_init(void);

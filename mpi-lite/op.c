@@ -17,7 +17,7 @@
  * User operations (MPI_Op_create) call the user's function with the
  * datatype of the call; mpil_op_apply() is the one place that does so.
  * Whether a non-commutative op sees its operands in rank order is the
- * collectives' business (mpil_coll_reduce.c, mpil_coll_scan.c).
+ * collectives' business (coll_reduce.c, coll_scan.c).
  */
 #include "mpil_int.h"
 

@@ -7,9 +7,13 @@
  * layer, LID, MTU and the valid GID table entries with their type (IB, RoCE v1, RoCE v2) and
  * network interface. Nothing here needs a launcher or another rank. `ibtest info --markdown` prints
  * the variables as README's table.
+ *
+ * Also mpi-lite's table of collective algorithms (mpi-lite/coll_select.c, linked in alone): which
+ * algorithm each collective runs by size and properties of the call.
  */
 #include "ibtest.h"
 
+#include "coll_select.h"
 #include "dtype_rdma/dt_config.h"
 #include "ibx_int.h"
 #include "mpil_config.h"
@@ -138,8 +142,9 @@ static int info_main(int argc, char **argv)
 		}
 		fprintf(opt == 'h' ? stdout : stderr,
 			"usage: ibtest info [--markdown]\n"
-			"  prints the ibx version, every configuration variable and the verbs "
-			"devices;\n"
+			"  prints the ibx version, every configuration variable, mpi-lite's "
+			"collective\n"
+			"  algorithms and the verbs devices;\n"
 			"  --markdown: only the variables, as a Markdown table (README's)\n");
 		return opt == 'h' ? 0 : 2;
 	}
@@ -157,6 +162,9 @@ static int info_main(int argc, char **argv)
 	printf("ibx %d.%d\n\n", IBX_VERSION_MAJOR, IBX_VERSION_MINOR);
 	printf("configuration (environment variables, by module):\n");
 	ibx_config_print(stdout);
+
+	printf("\nmpi-lite collective algorithms:\n");
+	mpil_coll_select_print(stdout);
 
 	printf("\nverbs devices:\n");
 	errno = 0;
@@ -177,4 +185,5 @@ static int info_main(int argc, char **argv)
 	return 0;
 }
 
-IBTEST_COMMAND("info", "ibx version, IBX_* configuration and verbs devices", info_main)
+IBTEST_COMMAND("info", "ibx version, IBX_* configuration, collective algorithms and verbs devices",
+	       info_main)
