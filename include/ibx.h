@@ -217,6 +217,13 @@ IBX_API ibx_status_t ibx_rkey_unpack(ibx_ctx_t *ctx, int owner, const void *buf,
 				     ibx_rkey_t **rkey_p);
 IBX_API void ibx_rkey_destroy(ibx_ctx_t *ctx, ibx_rkey_t *rkey);
 
+/* When the key owner's memory at @raddr is mapped in this process (the
+ * owner is this process, or a node-local peer whose memory came from
+ * ibx_mem_alloc), sets *ptr_p to its local address: plain loads, stores
+ * and CPU atomics then reach it. IBX_ERR_UNSUPPORTED otherwise (use the
+ * operations below); IBX_ERR_INVALID_PARAM outside the key's range. */
+IBX_API ibx_status_t ibx_rkey_ptr(const ibx_rkey_t *rkey, uint64_t raddr, void **ptr_p);
+
 /* Writes @len bytes from @buf to the key owner's @raddr. @buf may be reused
  * once the request completes (or after ibx_flush). */
 IBX_API ibx_status_t ibx_put(ibx_ctx_t *ctx, const void *buf, size_t len, uint64_t raddr,

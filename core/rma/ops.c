@@ -86,6 +86,18 @@ static char *direct_at(const ibx_rkey_t *rk, uint64_t raddr)
 	return rk->direct + (raddr - rk->base);
 }
 
+ibx_status_t ibx_rkey_ptr(const ibx_rkey_t *rkey, uint64_t raddr, void **ptr_p)
+{
+	if (!rkey || !ptr_p)
+		return IBX_ERR_INVALID_PARAM;
+	if (!range_ok(rkey, raddr, 0))
+		return IBX_ERR_INVALID_PARAM;
+	if (rkey->route != RMA_ROUTE_DIRECT)
+		return IBX_ERR_UNSUPPORTED;
+	*ptr_p = direct_at(rkey, raddr);
+	return IBX_OK;
+}
+
 /* ---- put / get ------------------------------------------------------------------- */
 
 static ibx_status_t xfer(ibx_ctx_t *ctx, const struct iovec *iov, int n, uint64_t raddr,

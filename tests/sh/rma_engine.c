@@ -348,6 +348,29 @@ static void test_spinlock(int rounds, uint64_t *region_words)
 	barrier();
 }
 
+/* ibx_rkey_ptr: a local address for memory mapped here (self; node-local
+ * allocated memory on the shm path), which must read what puts wrote. */
+static void test_ptr(const char *kind)
+{
+	const char *paths = getenv("IBX_PATHS");
+	bool verbs = paths && strcmp(paths, "verbs") == 0;
+
+	for (int t = 0; t < g_size; t++) {
+		int o = (t + 1) % g_size;
+		void *p = NULL;
+		ibx_status_t st = ibx_rkey_ptr(g_rk[t], slot(t, o), &p);
+		bool want = t == g_rank || (!verbs && strcmp(kind, "alloc") == 0);
+
+		CHECK(want ? st == IBX_OK : st == IBX_ERR_UNSUPPORTED, "rkey_ptr of %d: %s", t,
+		      ibx_status_str(st));
+		for (size_t i = 0; want && i < SLOT; i += 97)
+			CHECK(((unsigned char *)p)[i] == pat(o, t, i),
+			      "byte %zu through rkey_ptr of %d", i, t);
+		CHECK(ibx_rkey_ptr(g_rk[t], g_base[t] + REGION + 1, &p) == IBX_ERR_INVALID_PARAM,
+		      "rkey_ptr beyond the end");
+	}
+}
+
 /* ---- refusals ---------------------------------------------------------------------- */
 
 static void test_refusals(ibx_mem_t *mem)
@@ -421,6 +444,7 @@ int main(int argc, char **argv)
 	barrier();
 	test_puts(region);
 	test_gets();
+	test_ptr(kind);
 	barrier();
 	test_tickets(rounds, region);
 	test_adds(rounds, region);
