@@ -298,8 +298,8 @@ static ibx_status_t qp_path_init(ibx_ctx_t *ctx, const int *ranks, int n, void *
 	st = path_size(path, n);
 	if (st != IBX_OK)
 		goto err;
-	st = ibx_qp_cq_create(path->dev, (int)(path->rx_count + (uint32_t)n * path->sq_depth + 16),
-			      &path->cq);
+	st = ibx_qp_cq_create(
+	    path->dev, (int)(path->rx_count + (uint32_t)(n + 1) * path->sq_depth + 16), &path->cq);
 	if (st != IBX_OK)
 		goto err;
 	st = ibx_qp_srq_create(path->dev, path->rx_count, 1, &path->srq);
@@ -309,9 +309,9 @@ static ibx_status_t qp_path_init(ibx_ctx_t *ctx, const int *ranks, int n, void *
 	if (st != IBX_OK)
 		goto err;
 
-	path->peers = calloc((size_t)n, sizeof(*path->peers));
+	path->peers = calloc((size_t)n + 1, sizeof(*path->peers));
 	path->by_rank = calloc((size_t)ctx->size, sizeof(*path->by_rank));
-	path->qpn_mask = pow2_at_least((uint32_t)n * 2) - 1;
+	path->qpn_mask = pow2_at_least((uint32_t)(n + 1) * 2) - 1;
 	path->qpn_hash = calloc(path->qpn_mask + 1, sizeof(*path->qpn_hash));
 	if (!path->peers || !path->by_rank || !path->qpn_hash) {
 		st = IBX_ERR_NO_MEMORY;
@@ -322,14 +322,17 @@ static ibx_status_t qp_path_init(ibx_ctx_t *ctx, const int *ranks, int n, void *
 	ia.max_send_wr = path->sq_depth;
 	ia.max_send_sge = path->max_sge;
 	ia.max_inline = path->inline_max;
-	for (i = 0; i < n; i++) {
+	path->self = &path->peers[n];
+	path->self_ipeer.rank = ctx->rank;
+	path->self_ipeer.local = true;
+	for (i = 0; i <= n; i++) {
 		qp_peer_t *p = &path->peers[i];
 		uint32_t h;
 
 		p->path = path;
-		p->rank = ranks[i];
+		p->rank = i < n ? ranks[i] : ctx->rank;
 		p->idx = i;
-		p->ipeer = &ctx->peers[ranks[i]];
+		p->ipeer = i < n ? &ctx->peers[ranks[i]] : &path->self_ipeer;
 		st = ibx_qp_create(path->dev, &ia, &p->qp);
 		if (st != IBX_OK)
 			goto err;
@@ -342,7 +345,8 @@ static ibx_status_t qp_path_init(ibx_ctx_t *ctx, const int *ranks, int n, void *
 		}
 		if (p->qp->max_send_sge < path->max_sge)
 			path->max_sge = p->qp->max_send_sge;
-		path->by_rank[p->rank] = p;
+		if (i < n)
+			path->by_rank[p->rank] = p;
 		for (h = (p->qp->qpn * 2654435761u) & path->qpn_mask; path->qpn_hash[h];
 		     h = (h + 1) & path->qpn_mask)
 			;
@@ -386,12 +390,12 @@ static ibx_status_t qp_path_init(ibx_ctx_t *ctx, const int *ranks, int n, void *
 			 desc, n, path->credits, path->rx_count, path->rx_stride, path->sq_depth,
 			 path->peers[0].qp->max_inline);
 	}
-	path->npeers = n;
+	path->npeers = n + 1;
 	*state_p = path;
 	return IBX_OK;
 
 err:
-	path->npeers = path->peers ? n : 0;
+	path->npeers = path->peers ? n + 1 : 0;
 	path_free(path);
 	return st;
 }
@@ -465,6 +469,29 @@ out:
 	return st;
 }
 
+/* The loopback QP: connected to itself, it carries only one-sided
+ * operations on our own memory (no messages, so no credits are used). */
+static ibx_status_t self_connect(qp_path_t *path, qp_peer_t *p)
+{
+	ibx_qp_addr_t me;
+	ibx_status_t st;
+
+	ibx_qp_local_addr(p->qp, &me);
+	st = ibx_qp_connect(p->qp, &me, NULL);
+	if (st != IBX_OK) {
+		ibx_error("rank %d: connecting the loopback QP 0x%x failed", p->rank, p->qp->qpn);
+		return st;
+	}
+	p->tx_credits_max = path->credits;
+	p->eager_max = path->eager_limit;
+	p->fast_max = 0;
+	p->rmbox_addr = (uintptr_t)path->mbox + (uint64_t)p->rank * sizeof(uint32_t);
+	p->rmbox_rkey = path->mbox_mr->rkey;
+	p->ipeer->ops = &ibx_qp_path_ops;
+	p->ipeer->path = p;
+	return IBX_OK;
+}
+
 static ibx_status_t qp_path_connect(ibx_ctx_t *ctx, void *state)
 {
 	qp_path_t *path = state;
@@ -473,7 +500,9 @@ static ibx_status_t qp_path_connect(ibx_ctx_t *ctx, void *state)
 	if (!path)
 		return IBX_OK;
 	for (int i = 0; i < path->npeers; i++) {
-		st = peer_connect(path, &path->peers[i]);
+		qp_peer_t *p = &path->peers[i];
+
+		st = p == path->self ? self_connect(path, p) : peer_connect(path, p);
 		if (st != IBX_OK)
 			return st;
 	}

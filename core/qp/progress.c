@@ -176,8 +176,12 @@ void ibx_qp_peer_fail(qp_peer_t *p, ibx_status_t why, const qp_sqe_t *culprit)
 	}
 	ibx_qp_rndv_peer_failed(p);
 	p->rma_outstanding = 0;
-	/* posted receives from the peer, and its entry in the context */
-	ibx_tag_peer_failed(p->path->ctx, p->rank, IBX_ERR_UNREACHABLE);
+	/* posted receives from the peer, and its entry in the context (the
+	 * loopback QP carries no messages: our own receives stay) */
+	if (p != p->path->self)
+		ibx_tag_peer_failed(p->path->ctx, p->rank, IBX_ERR_UNREACHABLE);
+	else
+		p->ipeer->error = IBX_ERR_UNREACHABLE;
 }
 
 static qp_peer_t *peer_by_qpn(qp_path_t *path, uint32_t qpn)

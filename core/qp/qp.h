@@ -404,6 +404,11 @@ ibx_status_t ibx_qp_cm_connect(const char *host, uint16_t port, ibx_qp_dev_t *de
 ibx_status_t ibx_qp_path_mem_reg(ibx_ctx_t *ctx, void *addr, size_t len, ibx_mem_key_t *key_p,
 				 void **handle_p);
 void ibx_qp_path_mem_dereg(ibx_ctx_t *ctx, void *handle);
+/* The verbs path's loopback peer (a QP connected to itself), for one-sided
+ * operations on this process's own registered memory that must go through
+ * the NIC — atomics on memory that verbs peers update too; NULL when the
+ * context has no verbs path. */
+ibx_peer_t *ibx_qp_path_self(ibx_ctx_t *ctx);
 
 /* Write-with-immediate notifications (put_imm): called from progress with
  * the writer's rank and the 32-bit immediate, once the data is in place.

@@ -180,9 +180,14 @@ typedef struct qp_path {
 	uint32_t amo_count;
 	uint32_t *amo_free;
 	uint32_t amo_nfree;
-	/* peers */
+	/* peers: the remote ones, then (last, peers[npeers - 1]) a loopback QP
+	 * to this process itself, which only carries one-sided operations on
+	 * our own memory, so that our atomics on it are the NIC's, as the
+	 * peers' are (a NIC's atomics are atomic only among themselves) */
 	int npeers;
 	qp_peer_t *peers;
+	qp_peer_t *self;
+	ibx_peer_t self_ipeer;
 	qp_peer_t **by_rank; /* [ctx->size] */
 	qp_peer_t **qpn_hash;
 	uint32_t qpn_mask;

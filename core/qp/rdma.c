@@ -431,6 +431,13 @@ ibx_status_t ibx_qp_path_mem_reg(ibx_ctx_t *ctx, void *addr, size_t len, ibx_mem
 	return IBX_OK;
 }
 
+ibx_peer_t *ibx_qp_path_self(ibx_ctx_t *ctx)
+{
+	qp_path_t *path = ctx_path(ctx);
+
+	return path && path->self && path->self->error == IBX_OK ? &path->self_ipeer : NULL;
+}
+
 void ibx_qp_path_mem_dereg(ibx_ctx_t *ctx, void *handle)
 {
 	qp_path_t *path = ctx ? ctx_path(ctx) : NULL;

@@ -13,6 +13,7 @@
  * so an origin can never touch the owner's memory outside what it mapped.
  */
 #include "rma_int.h"
+#include "qp/qp.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -92,7 +93,9 @@ ibx_status_t ibx_rkey_ptr(const ibx_rkey_t *rkey, uint64_t raddr, void **ptr_p)
 		return IBX_ERR_INVALID_PARAM;
 	if (!range_ok(rkey, raddr, 0))
 		return IBX_ERR_INVALID_PARAM;
-	if (rkey->route != RMA_ROUTE_DIRECT)
+	/* CPU atomics through the pointer would not be atomic with the
+	 * NIC's (amo_peer): not direct in the sense this call promises */
+	if (rkey->route != RMA_ROUTE_DIRECT || rkey->amo_peer)
 		return IBX_ERR_UNSUPPORTED;
 	*ptr_p = direct_at(rkey, raddr);
 	return IBX_OK;
@@ -308,11 +311,14 @@ static ibx_status_t amo_verbs(ibx_ctx_t *ctx, const ibx_rkey_t *rk, ibx_atomic_o
 			      uint64_t value, uint64_t compare, uint64_t *result, uint64_t raddr,
 			      ibx_request_t *req)
 {
-	ibx_peer_t *peer = &ctx->peers[rk->owner];
+	ibx_peer_t *peer = rk->amo_peer ? rk->amo_peer : &ctx->peers[rk->owner];
 	rma_state_t *st = ctx->rma;
 	ibx_status_t s;
 
-	st->touched[rk->owner] = true;
+	if (rk->amo_peer)
+		st->self_touched = true;
+	else
+		st->touched[rk->owner] = true;
 	switch (op) {
 	case IBX_ATOMIC_ADD:
 		return peer->ops->fetch_add(peer, raddr, rk->verbs_rkey, value, &st->scratch, req);
@@ -340,6 +346,8 @@ ibx_status_t ibx_atomic(ibx_ctx_t *ctx, ibx_atomic_op_t op, uint64_t value, uint
 	if (s != IBX_OK)
 		return s;
 	req_start(req, rkey->owner);
+	if (rkey->amo_peer)
+		return amo_verbs(ctx, rkey, op, value, compare, result, raddr, req);
 	switch (rkey->route) {
 	case RMA_ROUTE_VERBS: return amo_verbs(ctx, rkey, op, value, compare, result, raddr, req);
 	case RMA_ROUTE_CMA:
@@ -375,6 +383,12 @@ ibx_status_t ibx_flush(ibx_ctx_t *ctx, int peer)
 	 * them before whatever the caller does next */
 	atomic_thread_fence(memory_order_seq_cst);
 	st = ctx->rma;
+	if (st && peer == ctx->rank && st->self_touched) {
+		ibx_peer_t *lb = ibx_qp_path_self(ctx);
+
+		st->self_touched = false;
+		return lb ? lb->ops->flush(lb) : IBX_ERR_UNREACHABLE;
+	}
 	if (!st || peer == ctx->rank || !st->touched[peer])
 		return IBX_OK;
 	p = &ctx->peers[peer];

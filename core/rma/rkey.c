@@ -9,6 +9,7 @@
  * leaves nothing behind.
  */
 #include "rma_int.h"
+#include "qp/qp.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -112,6 +113,10 @@ static ibx_status_t key_route(ibx_ctx_t *ctx, rma_state_t *st, ibx_rkey_t *rk,
 		rk->route = RMA_ROUTE_DIRECT;
 		rk->direct = (char *)(uintptr_t)k->base;
 		rk->ctl = st->ctl;
+		/* verbs peers update this memory with the NIC's atomics, which
+		 * are atomic only among themselves: ours must be the NIC's too */
+		if (k->flags & RMA_KEY_VERBS)
+			rk->amo_peer = ibx_qp_path_self(ctx);
 		return IBX_OK;
 	}
 	if (ctx->peers[rk->owner].error != IBX_OK)

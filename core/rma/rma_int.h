@@ -9,7 +9,9 @@
  *   owner                    memory kind         put / get            atomics
  *   ──────────────────────── ─────────────────── ──────────────────── ─────────────────────────
  *   self                     any                 memcpy               C11 atomics (allocated),
- *                                                                     RMW under the owner's lock
+ *                                                                     RMW under the owner's lock;
+ *                                                                     with verbs peers: IB atomics
+ *                                                                     on the loopback QP
  *   node-local (shm path)    ibx_mem_alloc       memcpy on our        C11 atomics on our
  *                                                mapping of its seg   mapping ([Zhou15] §3)
  *   node-local (shm path)    ibx_mem_map         CMA (path ops)       RMW under the owner's lock:
@@ -90,20 +92,24 @@ struct ibx_rkey {
 	unsigned flags; /* RMA_KEY_* */
 	uint32_t verbs_rkey;
 	rma_route_t route;
-	char *direct;	   /* DIRECT: where base is mapped in this process */
-	rma_map_t seg;	   /* DIRECT, a peer's segment: our mapping of it */
-	rma_ctl_t *ctl;	   /* the owner's control page, for RMW under its lock */
-	rma_map_t ctl_map; /* our mapping of it (not for self) */
+	char *direct;	      /* DIRECT: where base is mapped in this process */
+	rma_map_t seg;	      /* DIRECT, a peer's segment: our mapping of it */
+	ibx_peer_t *amo_peer; /* self with verbs peers: atomics through the verbs
+				 path's loopback QP, so that they are the NIC's
+				 like the peers' (NULL: by the route) */
+	rma_ctl_t *ctl;	      /* the owner's control page, for RMW under its lock */
+	rma_map_t ctl_map;    /* our mapping of it (not for self) */
 };
 
 /* Per-context state, created by the first call that needs it. */
 typedef struct rma_state {
 	rma_ctl_t *ctl; /* our control page */
 	int ctl_fd;
-	ibx_list_t mems;  /* live ibx_mem_t */
-	ibx_list_t rkeys; /* live ibx_rkey_t */
-	uint64_t scratch; /* result of an IBX_ATOMIC_ADD over verbs (discarded) */
-	bool *touched;	  /* [size]: peers with operations since their last flush */
+	ibx_list_t mems;   /* live ibx_mem_t */
+	ibx_list_t rkeys;  /* live ibx_rkey_t */
+	uint64_t scratch;  /* result of an IBX_ATOMIC_ADD over verbs (discarded) */
+	bool self_touched; /* atomics through the loopback QP since the last flush */
+	bool *touched;	   /* [size]: peers with operations since their last flush */
 } rma_state_t;
 
 ibx_status_t ibx_rma_state_get(ibx_ctx_t *ctx, rma_state_t **st_p);

@@ -34,9 +34,7 @@ job() {
 verbs_part() {
 	for np in 2 3; do
 		for kind in alloc map; do
-			# a NIC's atomics are atomic among themselves only: the owner's own
-			# CPU atomics on the same word are left out (docs/design.md, RMA)
-			job verbs "$np" "$kind" IBX_PATHS=verbs IBX_RMA_TEST_SELF_ATOMICS=n
+			job verbs "$np" "$kind" IBX_PATHS=verbs
 		done
 	done
 }
