@@ -35,6 +35,11 @@ void ibtest_register(ibtest_cmd_t *cmd);
 		ibtest_register(&ibtest_cmd_##fn_);                                                \
 	}
 
+/* A size option: digits with an optional k/m/g suffix (powers of 1024; the
+ * engine's configuration grammar) within [min, max]. 0 on success, -1 for
+ * anything else (a sign, garbage, out of range). */
+int ibtest_parse_size(const char *s, size_t min, size_t max, size_t *value_p);
+
 /* ---- perftest-compatible reports (tools/ibtest/report.c) ----------------
  * Latency: samples are per-iteration times in microseconds (already halved
  * for half-round-trip tests); the table has perftest's columns:

@@ -8,12 +8,26 @@
  */
 #include "ibtest.h"
 
-#include "ibx.h"
+#include "ibx_int.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
 static ibtest_cmd_t *ibtest_cmds;
+
+int ibtest_parse_size(const char *s, size_t min, size_t max, size_t *value_p)
+{
+	int64_t v;
+
+	/* a leading digit: no sign, no blank (strtoll would take both) */
+	if (!s || !isdigit((unsigned char)*s) || ibx_config_parse_size(s, &v) != IBX_OK)
+		return -1;
+	if (v < 0 || (uint64_t)v < min || (uint64_t)v > max)
+		return -1;
+	*value_p = (size_t)v;
+	return 0;
+}
 
 void ibtest_register(ibtest_cmd_t *cmd)
 {

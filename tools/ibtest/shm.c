@@ -81,40 +81,6 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static int parse_size(const char *s, size_t *value_p)
-{
-	unsigned long long v, mult = 1;
-	char *end;
-
-	if (!s || !isdigit((unsigned char)*s))
-		return -1;
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || end == s)
-		return -1;
-	switch (tolower((unsigned char)*end)) {
-	case 'k':
-		mult = 1ull << 10;
-		end++;
-		break;
-	case 'm':
-		mult = 1ull << 20;
-		end++;
-		break;
-	case 'g':
-		mult = 1ull << 30;
-		end++;
-		break;
-	default: break;
-	}
-	if (*end == 'b' || *end == 'B')
-		end++;
-	if (*end || (v && mult > SHM_SIZE_LIMIT / v) || v * mult > SHM_SIZE_LIMIT)
-		return -1;
-	*value_p = (size_t)(v * mult);
-	return 0;
-}
-
 static int parse_count(const char *s, unsigned long min, unsigned long max, unsigned long *value_p)
 {
 	unsigned long v;
@@ -191,7 +157,7 @@ static int parse_opts(shm_opts_t *o, int argc, char **argv)
 		switch (opt) {
 		case 'a': o->all = true; break;
 		case 's':
-			if (parse_size(optarg, &o->size)) {
+			if (ibtest_parse_size(optarg, 0, SHM_SIZE_LIMIT, &o->size)) {
 				fprintf(stderr, "ibtest %s: bad size '%s' (at most 1g)\n", o->name,
 					optarg);
 				return 2;

@@ -117,40 +117,6 @@ static void usage(const vp_test_t *t, FILE *f)
 		   "  -h, --help              this text\n");
 }
 
-static int parse_size(const char *s, size_t *value_p)
-{
-	unsigned long long v, mult = 1;
-	char *end;
-
-	if (!s || !isdigit((unsigned char)*s))
-		return -1;
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || end == s)
-		return -1;
-	switch (tolower((unsigned char)*end)) {
-	case 'k':
-		mult = 1ull << 10;
-		end++;
-		break;
-	case 'm':
-		mult = 1ull << 20;
-		end++;
-		break;
-	case 'g':
-		mult = 1ull << 30;
-		end++;
-		break;
-	default: break;
-	}
-	if (*end == 'b' || *end == 'B')
-		end++;
-	if (*end || (v && mult > VP_SIZE_LIMIT / v) || v * mult > VP_SIZE_LIMIT || v == 0)
-		return -1;
-	*value_p = (size_t)(v * mult);
-	return 0;
-}
-
 static int parse_num(const char *s, long min, long max, long *value_p)
 {
 	long v;
@@ -211,7 +177,7 @@ static opt_result_t opts_apply(vp_opts_t *o, int opt, const char *arg, bool *siz
 		o->tcp_port = (uint16_t)v;
 		break;
 	case 's':
-		if (parse_size(arg, &o->size))
+		if (ibtest_parse_size(arg, 1, VP_SIZE_LIMIT, &o->size))
 			return OPT_BAD_VALUE;
 		*size_set_p = true;
 		break;
