@@ -463,10 +463,11 @@ static void test_deregistered_buffer(void **state)
 	struct ibv_mr *mr;
 	struct ibv_sge s;
 	struct ibv_wc wc;
-	char *buf = malloc(8192);
+	char *buf;
 	uint32_t lkey, rkey;
 
 	NEED_DEVICE(p);
+	buf = malloc(8192);
 	assert_non_null(buf);
 	assert_int_equal(ibx_qp_mr_reg(p->dev, buf, 8192, IBX_QP_ACCESS_ALL, &mr), IBX_OK);
 	lkey = mr->lkey;
