@@ -5,7 +5,7 @@
 #   bench/compare.sh [--quick] [--reps N] [--timeout SECONDS] [--lanes LIST]
 #                    [--only LIST] [--out FILE]
 #
-# Builds bench/{pingpong,stream,barrier,memcpy_bw,coll,pack}.c with mpilite-cc,
+# Builds bench/{pingpong,stream,barrier,memcpy_bw,coll,pack,rma}.c with mpilite-cc,
 # mpicc.openmpi and mpicc.mpich into a temporary directory and runs them
 # back to back, one repetition of every lane after the other, so that drift
 # of the VM hits all implementations alike. Each figure is the median of the
@@ -39,6 +39,21 @@
 #             MPI_Pack / memcpy of the same blocks (a hand-written pack
 #             loop) in the same run; the JSON also has every lane's ratio
 #             and the ratio to one contiguous memcpy
+#   rma       rma: MPI-3 one-sided, osu-style, rank 0 origin, rank 1 idle
+#             target: MPI_Put / MPI_Get 8 B + MPI_Win_flush (MPI_Win_allocate,
+#             lock_all), MPI_Put 8 B in MPI_Win_lock/unlock (MPI_Win_create)
+#             and + flush (MPI_Win_create_dynamic), MPI_Accumulate,
+#             MPI_Fetch_and_op, MPI_Compare_and_swap (8 B, + flush) (usec);
+#             random 8-byte MPI_BXOR updates from both ranks over both
+#             (million updates/s); osu_put_bw window of 64 puts + flush at
+#             64 KiB and 4 MiB (GB/s); MPI_Win_fence with 4 ranks on the 2
+#             cores (usec). One run per measurement, so that a lane lacking
+#             one (Open MPI without CMA: no MPI_Win_create nor dynamic
+#             windows) or crashing in one (Open MPI 4.1 with CMA:
+#             MPI_Compare_and_swap) loses only that row; every run checks
+#             its results (a wrong one fails the run).
+#             ratio = mpi-lite / best of Open MPI and MPICH (the best is
+#             the lowest latency, the highest rate or bandwidth)
 #   memcpy    memcpy_bw 64k 1m 4m, single thread (GB/s), the copy ceiling
 #
 # Every run has a time limit (--timeout, default 120 s): a hung run counts as
@@ -58,8 +73,8 @@ TIMEOUT=120
 QUICK=0
 LANES="mpilite openmpi openmpi-nocma mpich"
 OUT=
-MEASUREMENTS="memcpy latency stream barrier coll pack"
-PROGS="pingpong stream barrier memcpy_bw coll pack"
+MEASUREMENTS="memcpy latency stream barrier coll pack rma"
+PROGS="pingpong stream barrier memcpy_bw coll pack rma"
 ONLY=
 
 usage() {
@@ -376,6 +391,59 @@ measure_pack() {
 	done
 }
 declare -A PACK_RATIO PACK_RATIO_C
+
+# rma: one run per measurement (see the header), 1 s budget each; the
+# program prints "name bytes window sync median best unit ..." per line.
+# RMA_ROWS: metric:measurement:bytes:ranks:min|max:label:json
+RMA_ROWS=(
+	"rma_put_lat:put_lat:8:2:min:RMA put 8 B, allocate+flush:rma_put_8B_allocate_flush_us"
+	"rma_get_lat:get_lat:8:2:min:RMA get 8 B, allocate+flush:rma_get_8B_allocate_flush_us"
+	"rma_put_lat_lock:put_lat_lock:8:2:min:RMA put 8 B, create+lock:rma_put_8B_create_lock_us"
+	"rma_put_lat_dyn:put_lat_dyn:8:2:min:RMA put 8 B, dynamic+flush:rma_put_8B_dynamic_flush_us"
+	"rma_acc_lat:acc_lat:8:2:min:RMA accumulate 8 B SUM:rma_acc_8B_sum_flush_us"
+	"rma_fop_lat:fop_lat:8:2:min:RMA fetch_and_op 8 B SUM:rma_fop_8B_sum_flush_us"
+	"rma_cas_lat:cas_lat:8:2:min:RMA compare_and_swap 8 B:rma_cas_8B_flush_us"
+	"rma_xor_rate:xor_rate:8:2:max:RMA random XOR, 2 ranks:rma_xor_updates_Mps"
+	"rma_put_bw_64k:put_bw:65536:2:max:RMA put_bw 64 KiB, window 64:rma_put_bw_64KiB_GBps"
+	"rma_put_bw_4m:put_bw:4194304:2:max:RMA put_bw 4 MiB, window 64:rma_put_bw_4MiB_GBps"
+	"rma_fence_lat:fence_lat:0:4:min:RMA fence, 4 ranks, 2 cores:rma_fence_4ranks_2cores_us"
+)
+rma_once() {
+	local row m prog sz np how label json out v done_runs=" "
+	for row in "${RMA_ROWS[@]}"; do
+		IFS=: read -r m prog sz np how label json <<<"$row"
+		# put_bw: both sizes come from one run
+		case "$done_runs" in *" $prog "*) continue ;; esac
+		done_runs="$done_runs$prog "
+		if ! out=$(run "$2" "$np" rma -m "$prog" -b 64k,4m -t 1) || [ -z "$out" ]; then
+			say "    rma $prog: $2 run $1 failed"
+			continue
+		fi
+		local r2 m2 p2 s2 rest
+		for r2 in "${RMA_ROWS[@]}"; do
+			IFS=: read -r m2 p2 s2 rest <<<"$r2"
+			[ "$p2" = "$prog" ] || continue
+			v=$(printf '%s\n' "$out" | awk -v p="$p2" -v s="$s2" '!/^#/ && $1 == p && $2 == s { print $5; exit }')
+			[ -n "$v" ] && add_sample "$m2" "$2" "$v"
+		done
+	done
+}
+measure_rma() {
+	local row m prog sz np how label json unit
+	for row in "${RMA_ROWS[@]}"; do
+		IFS=: read -r m prog sz np how label json <<<"$row"
+		case "$prog" in xor_rate) unit="Mupd/s" ;; put_bw) unit="GB/s" ;; *) unit="usec" ;; esac
+		META_LABEL[$m]=$label; META_UNIT[$m]=$unit; META_JSON[$m]=$json
+		RATIO_LABEL[$m]="mpi-lite / best"
+		ROWS+=("$m")
+	done
+	rounds rma_once
+	for row in "${RMA_ROWS[@]}"; do
+		IFS=: read -r m prog sz np how label json <<<"$row"
+		finish_metric "$m"
+		ratio_vs_best "$m" "$how"
+	done
+}
 
 # memcpy: one process, pinned to the first core; any lane's binary will do
 # (it is plain C), the first one that built.

@@ -223,6 +223,12 @@ IBX_API void ibx_rkey_destroy(ibx_ctx_t *ctx, ibx_rkey_t *rkey);
  * and CPU atomics then reach it. IBX_ERR_UNSUPPORTED otherwise (use the
  * operations below); IBX_ERR_INVALID_PARAM outside the key's range. */
 IBX_API ibx_status_t ibx_rkey_ptr(const ibx_rkey_t *rkey, uint64_t raddr, void **ptr_p);
+/* Like ibx_rkey_ptr, but for any memory of this node that is mapped here,
+ * whichever route the operations take (IBX_PATHS=verbs puts node-local
+ * peers on the NIC): loads and stores through the pointer reach the memory,
+ * but CPU atomics through it are atomic only with other CPU atomics — what
+ * MPI shared-memory windows need. IBX_ERR_UNSUPPORTED when not mapped. */
+IBX_API ibx_status_t ibx_rkey_map(const ibx_rkey_t *rkey, uint64_t raddr, void **ptr_p);
 
 /* Writes @len bytes from @buf to the key owner's @raddr. @buf may be reused
  * once the request completes (or after ibx_flush). */

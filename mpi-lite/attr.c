@@ -18,8 +18,13 @@
  * A keyval freed while attributes still use it lives until the last of
  * them is deleted. Callbacks may call MPI (even on the same communicator):
  * nothing here is held across a callback.
+ *
+ * Windows (win_attr.c) cache attributes through the same machinery: the
+ * keyvals of both kinds share one numbering, each keyval knows its kind
+ * (a communicator keyval used on a window is MPI_ERR_KEYVAL), and the
+ * mpil_attrs_* calls below work on any object's attribute list.
  */
-#include "mpil_int.h"
+#include "attr_int.h"
 
 #include <stdlib.h>
 
@@ -27,8 +32,10 @@
 #define KEYVAL_BASE 64
 
 typedef struct keyval {
+	int kind; /* enum mpil_attr_kind */
 	MPI_Comm_copy_attr_function *copy_fn;
 	MPI_Comm_delete_attr_function *delete_fn;
+	MPI_Win_delete_attr_function *win_delete_fn; /* windows (never copied) */
 	void *extra;
 	int refs;   /* the user's handle (until freed) + attributes using it */
 	bool freed; /* MPI_Comm_free_keyval was called */
@@ -42,7 +49,7 @@ typedef struct attr {
 	void *val;
 } attr_t;
 
-/* comm->attrs: the attributes in the order they were set */
+/* comm->attrs, win->attrs: the attributes in the order they were set */
 typedef struct attr_list {
 	attr_t *v;
 	int n, cap;
@@ -70,14 +77,19 @@ int mpil_comm_null_delete_fn(MPI_Comm comm, int keyval, void *val, void *extra)
 	return MPI_SUCCESS;
 }
 
-/* The keyval object of a live user keyval, or NULL. */
-static keyval_t *keyval_get(int keyval)
+/* The keyval object of a live user keyval of @kind, or NULL. */
+static keyval_t *keyval_get_kind(int kind, int keyval)
 {
 	int i = keyval - KEYVAL_BASE;
 
-	if (i < 0 || i >= nkeyvals || keyvals[i].freed)
+	if (i < 0 || i >= nkeyvals || keyvals[i].freed || keyvals[i].kind != kind)
 		return NULL;
 	return &keyvals[i];
+}
+
+static keyval_t *keyval_get(int keyval)
+{
+	return keyval_get_kind(MPIL_ATTR_COMM, keyval);
 }
 
 static void keyval_unref(int keyval)
@@ -111,15 +123,15 @@ static void remove_at(attr_list_t *l, int i)
 	l->n--;
 }
 
-static int append(MPI_Comm comm, int keyval, void *val)
+static int append(void **attrs, int keyval, void *val)
 {
-	attr_list_t *l = comm->attrs;
+	attr_list_t *l = *attrs;
 
 	if (!l) {
 		l = calloc(1, sizeof(*l));
 		if (!l)
 			return MPI_ERR_NO_MEM;
-		comm->attrs = l;
+		*attrs = l;
 	}
 	if (l->n == l->cap) {
 		int ncap = l->cap ? 2 * l->cap : 4;
@@ -137,16 +149,159 @@ static int append(MPI_Comm comm, int keyval, void *val)
 	return MPI_SUCCESS;
 }
 
-/* Runs the delete callback of @comm's attribute @keyval (value @val). */
-static int run_delete(MPI_Comm comm, int keyval, void *val)
+/* Runs the delete callback of @obj's attribute @keyval (value @val). */
+static int run_delete(void *obj, int keyval, void *val)
 {
 	keyval_t *k = &keyvals[keyval - KEYVAL_BASE];
 	int rc;
 
-	if (!k->delete_fn || k->delete_fn == MPI_COMM_NULL_DELETE_FN)
-		return MPI_SUCCESS;
-	rc = k->delete_fn(comm, keyval, val, k->extra);
+	if (k->kind == MPIL_ATTR_WIN) {
+		if (!k->win_delete_fn || k->win_delete_fn == MPI_WIN_NULL_DELETE_FN)
+			return MPI_SUCCESS;
+		rc = k->win_delete_fn(obj, keyval, val, k->extra);
+	} else {
+		if (!k->delete_fn || k->delete_fn == MPI_COMM_NULL_DELETE_FN)
+			return MPI_SUCCESS;
+		rc = k->delete_fn(obj, keyval, val, k->extra);
+	}
 	return rc == MPI_SUCCESS ? MPI_SUCCESS : callback_err(rc);
+}
+
+/* ---- any object's attributes (communicators here, windows in win_attr.c) ---------------- */
+
+int mpil_keyval_create(int kind, MPI_Comm_copy_attr_function *copy_fn,
+		       MPI_Comm_delete_attr_function *delete_fn,
+		       MPI_Win_delete_attr_function *win_delete_fn, void *extra, int *keyval_p)
+{
+	keyval_t *k;
+
+	if (nkeyvals == keyvals_cap) {
+		int ncap = keyvals_cap ? 2 * keyvals_cap : 16;
+		keyval_t *nk = realloc(keyvals, (size_t)ncap * sizeof(*nk));
+
+		if (!nk)
+			return MPI_ERR_NO_MEM;
+		keyvals = nk;
+		keyvals_cap = ncap;
+	}
+	k = &keyvals[nkeyvals];
+	k->kind = kind;
+	k->copy_fn = copy_fn;
+	k->delete_fn = delete_fn;
+	k->win_delete_fn = win_delete_fn;
+	k->extra = extra;
+	k->refs = 1;
+	k->freed = false;
+	*keyval_p = KEYVAL_BASE + nkeyvals++;
+	return MPI_SUCCESS;
+}
+
+bool mpil_keyval_valid(int kind, int keyval)
+{
+	return keyval_get_kind(kind, keyval) != NULL;
+}
+
+const char *mpil_keyval_why(int kind, int keyval)
+{
+	int i = keyval - KEYVAL_BASE;
+
+	if (i < 0 || i >= nkeyvals)
+		return "not a keyval";
+	if (keyvals[i].freed)
+		return "freed";
+	if (keyvals[i].kind != kind)
+		return kind == MPIL_ATTR_WIN ? "a communicator keyval, not a window keyval"
+					     : "a window keyval, not a communicator keyval";
+	return "valid";
+}
+
+int mpil_keyval_free(int kind, int *keyval)
+{
+	keyval_t *k = keyval_get_kind(kind, *keyval);
+
+	if (!k)
+		return MPI_ERR_KEYVAL;
+	/* attributes still using it keep their callbacks */
+	k->freed = true;
+	k->refs--;
+	*keyval = MPI_KEYVAL_INVALID;
+	return MPI_SUCCESS;
+}
+
+int mpil_attrs_set(void *obj, void **attrs, int keyval, void *val)
+{
+	int i = find(*attrs, keyval), err;
+
+	if (i >= 0) {
+		attr_list_t *l = *attrs;
+
+		/* the old value goes first, through its delete callback */
+		err = run_delete(obj, keyval, l->v[i].val);
+		if (err != MPI_SUCCESS)
+			return err;
+		l = *attrs;
+		i = find(l, keyval);
+		if (i >= 0) {
+			l->v[i].val = val;
+			return MPI_SUCCESS;
+		}
+	}
+	return append(attrs, keyval, val);
+}
+
+bool mpil_attrs_get(void *const *attrs, int keyval, void **val_p)
+{
+	int i = find(*attrs, keyval);
+
+	if (i >= 0)
+		*val_p = ((attr_list_t *)*attrs)->v[i].val;
+	return i >= 0;
+}
+
+int mpil_attrs_delete(void *obj, void **attrs, int keyval)
+{
+	int i = find(*attrs, keyval), err;
+
+	if (i < 0)
+		return MPI_SUCCESS; /* nothing cached: nothing to delete */
+	err = run_delete(obj, keyval, ((attr_list_t *)*attrs)->v[i].val);
+	if (err != MPI_SUCCESS)
+		return err;
+	i = find(*attrs, keyval);
+	if (i >= 0)
+		remove_at(*attrs, i);
+	return MPI_SUCCESS;
+}
+
+int mpil_attrs_delete_all(void *obj, void **attrs)
+{
+	attr_list_t *l;
+
+	while ((l = *attrs) && l->n > 0) {
+		attr_t a = l->v[l->n - 1];
+		int err = run_delete(obj, a.keyval, a.val), i;
+
+		if (err != MPI_SUCCESS)
+			return err;
+		l = *attrs;
+		i = find(l, a.keyval);
+		if (i >= 0)
+			remove_at(l, i);
+	}
+	return MPI_SUCCESS;
+}
+
+void mpil_attrs_drop(void **attrs)
+{
+	attr_list_t *l = *attrs;
+
+	if (!l)
+		return;
+	while (l->n > 0)
+		remove_at(l, l->n - 1);
+	free(l->v);
+	free(l);
+	*attrs = NULL;
 }
 
 /* ---- hooks for comm.c ---------------------------------------------------------------- */
@@ -166,7 +321,7 @@ int mpil_attr_dup(MPI_Comm old, MPI_Comm newcomm)
 		rc = k->copy_fn(old, a.keyval, k->extra, a.val, &out, &flag);
 		if (rc != MPI_SUCCESS)
 			return callback_err(rc);
-		if (flag && (rc = append(newcomm, a.keyval, out)) != MPI_SUCCESS)
+		if (flag && (rc = append(&newcomm->attrs, a.keyval, out)) != MPI_SUCCESS)
 			return rc;
 		l = old->attrs; /* the callback may have changed them */
 	}
@@ -175,33 +330,12 @@ int mpil_attr_dup(MPI_Comm old, MPI_Comm newcomm)
 
 int mpil_attr_delete_all(MPI_Comm comm)
 {
-	attr_list_t *l;
-
-	while ((l = comm->attrs) && l->n > 0) {
-		attr_t a = l->v[l->n - 1];
-		int err = run_delete(comm, a.keyval, a.val), i;
-
-		if (err != MPI_SUCCESS)
-			return err;
-		l = comm->attrs;
-		i = find(l, a.keyval);
-		if (i >= 0)
-			remove_at(l, i);
-	}
-	return MPI_SUCCESS;
+	return mpil_attrs_delete_all(comm, &comm->attrs);
 }
 
 void mpil_attr_drop(MPI_Comm comm)
 {
-	attr_list_t *l = comm->attrs;
-
-	if (!l)
-		return;
-	while (l->n > 0)
-		remove_at(l, l->n - 1);
-	free(l->v);
-	free(l);
-	comm->attrs = NULL;
+	mpil_attrs_drop(&comm->attrs);
 }
 
 void mpil_attr_fini(void)
@@ -219,27 +353,13 @@ int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn,
 			    void *extra_state)
 {
 	static const char F[] = "MPI_Comm_create_keyval";
-	keyval_t *k;
 
 	MPIL_CHECK(mpil_check_init(F));
 	if (!comm_keyval)
 		return mpil_err(NULL, MPI_ERR_ARG, F, "comm_keyval is NULL");
-	if (nkeyvals == keyvals_cap) {
-		int ncap = keyvals_cap ? 2 * keyvals_cap : 16;
-		keyval_t *nk = realloc(keyvals, (size_t)ncap * sizeof(*nk));
-
-		if (!nk)
-			return mpil_err(NULL, MPI_ERR_NO_MEM, F, "no memory for a keyval");
-		keyvals = nk;
-		keyvals_cap = ncap;
-	}
-	k = &keyvals[nkeyvals];
-	k->copy_fn = comm_copy_attr_fn;
-	k->delete_fn = comm_delete_attr_fn;
-	k->extra = extra_state;
-	k->refs = 1;
-	k->freed = false;
-	*comm_keyval = KEYVAL_BASE + nkeyvals++;
+	if (mpil_keyval_create(MPIL_ATTR_COMM, comm_copy_attr_fn, comm_delete_attr_fn, NULL,
+			       extra_state, comm_keyval) != MPI_SUCCESS)
+		return mpil_err(NULL, MPI_ERR_NO_MEM, F, "no memory for a keyval");
 	return MPI_SUCCESS;
 }
 
@@ -248,27 +368,20 @@ static int bad_keyval(MPI_Comm comm, int keyval, const char *fname)
 	if (predefined_keyval(keyval))
 		return mpil_err(comm, MPI_ERR_KEYVAL, fname, "keyval %d is predefined (read-only)",
 				keyval);
-	return mpil_err(comm, MPI_ERR_KEYVAL, fname, "invalid keyval %d%s", keyval,
-			keyval - KEYVAL_BASE >= 0 && keyval - KEYVAL_BASE < nkeyvals ? " (freed)"
-										     : "");
+	return mpil_err(comm, MPI_ERR_KEYVAL, fname, "invalid keyval %d (%s)", keyval,
+			mpil_keyval_why(MPIL_ATTR_COMM, keyval));
 }
 
 MPIL_PMPI_ALIAS(Comm_free_keyval)
 int PMPI_Comm_free_keyval(int *comm_keyval)
 {
 	static const char F[] = "MPI_Comm_free_keyval";
-	keyval_t *k;
 
 	MPIL_CHECK(mpil_check_init(F));
 	if (!comm_keyval)
 		return mpil_err(NULL, MPI_ERR_ARG, F, "comm_keyval is NULL");
-	k = keyval_get(*comm_keyval);
-	if (!k)
+	if (mpil_keyval_free(MPIL_ATTR_COMM, comm_keyval) != MPI_SUCCESS)
 		return bad_keyval(NULL, *comm_keyval, F);
-	/* attributes still using it keep their callbacks */
-	k->freed = true;
-	k->refs--;
-	*comm_keyval = MPI_KEYVAL_INVALID;
 	return MPI_SUCCESS;
 }
 
@@ -278,32 +391,19 @@ MPIL_PMPI_ALIAS(Comm_set_attr)
 int PMPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val)
 {
 	static const char F[] = "MPI_Comm_set_attr";
-	int i, err;
+	int err;
 
 	MPIL_CHECK(mpil_check_init(F));
 	MPIL_CHECK(mpil_check_comm(comm, F));
 	if (!keyval_get(comm_keyval))
 		return bad_keyval(comm, comm_keyval, F);
-	i = find(comm->attrs, comm_keyval);
-	if (i >= 0) {
-		attr_list_t *l = comm->attrs;
-
-		/* the old value goes first, through its delete callback */
-		err = run_delete(comm, comm_keyval, l->v[i].val);
-		if (err != MPI_SUCCESS)
-			return mpil_err(comm, err, F,
-					"the delete callback of keyval %d failed on the old value",
-					comm_keyval);
-		l = comm->attrs;
-		i = find(l, comm_keyval);
-		if (i >= 0) {
-			l->v[i].val = attribute_val;
-			return MPI_SUCCESS;
-		}
-	}
-	err = append(comm, comm_keyval, attribute_val);
-	if (err != MPI_SUCCESS)
+	err = mpil_attrs_set(comm, &comm->attrs, comm_keyval, attribute_val);
+	if (err == MPI_ERR_NO_MEM)
 		return mpil_err(comm, err, F, "no memory for an attribute");
+	if (err != MPI_SUCCESS)
+		return mpil_err(comm, err, F,
+				"the delete callback of keyval %d failed on the old value",
+				comm_keyval);
 	return MPI_SUCCESS;
 }
 
@@ -320,7 +420,8 @@ MPIL_PMPI_ALIAS(Comm_get_attr)
 int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag)
 {
 	static const char F[] = "MPI_Comm_get_attr";
-	int *val, i;
+	void *v;
+	int *val;
 
 	MPIL_CHECK(mpil_check_init(F));
 	MPIL_CHECK(mpil_check_comm(comm, F));
@@ -341,10 +442,9 @@ int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int 
 	default:
 		if (!keyval_get(comm_keyval))
 			return bad_keyval(comm, comm_keyval, F);
-		i = find(comm->attrs, comm_keyval);
-		*flag = i >= 0;
-		if (i >= 0)
-			*(void **)attribute_val = ((attr_list_t *)comm->attrs)->v[i].val;
+		*flag = mpil_attrs_get(&comm->attrs, comm_keyval, &v);
+		if (*flag)
+			*(void **)attribute_val = v;
 		return MPI_SUCCESS;
 	}
 	*(int **)attribute_val = val;
@@ -356,21 +456,15 @@ MPIL_PMPI_ALIAS(Comm_delete_attr)
 int PMPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
 {
 	static const char F[] = "MPI_Comm_delete_attr";
-	int i, err;
+	int err;
 
 	MPIL_CHECK(mpil_check_init(F));
 	MPIL_CHECK(mpil_check_comm(comm, F));
 	if (!keyval_get(comm_keyval))
 		return bad_keyval(comm, comm_keyval, F);
-	i = find(comm->attrs, comm_keyval);
-	if (i < 0)
-		return MPI_SUCCESS; /* nothing cached: nothing to delete */
-	err = run_delete(comm, comm_keyval, ((attr_list_t *)comm->attrs)->v[i].val);
+	err = mpil_attrs_delete(comm, &comm->attrs, comm_keyval);
 	if (err != MPI_SUCCESS)
 		return mpil_err(comm, err, F, "the delete callback of keyval %d failed",
 				comm_keyval);
-	i = find(comm->attrs, comm_keyval);
-	if (i >= 0)
-		remove_at(comm->attrs, i);
 	return MPI_SUCCESS;
 }

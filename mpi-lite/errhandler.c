@@ -14,6 +14,8 @@
  *          └─ MPI_ERRORS_ARE_FATAL  print, ibx_abort() the job, _exit()
  *
  * Errors without a (valid) communicator are raised on MPI_COMM_WORLD.
+ * Windows have handlers of their own kind (win_attr.c, mpil_win_err), with
+ * the same fatal end (mpil_err_fatal).
  */
 #include "mpil_int.h"
 
@@ -163,6 +165,21 @@ static void __attribute__((noreturn)) fatal_exit(int code, const char *msg)
 	_exit(code & 0xff ? code & 0xff : 1);
 }
 
+void mpil_err_fatal(int errclass, const char *fname, const char *detail)
+{
+	char msg[512];
+
+	snprintf(msg, sizeof(msg), "MPI error in %s: %s: %s", fname,
+		 mpil_err_class_name(errclass) ? mpil_err_class_name(errclass)
+					       : "unknown error class",
+		 detail);
+	if (mpil_g.state == MPIL_STATE_INITIALIZED)
+		fprintf(stderr, "[rank %d] %s\n", mpil_g.world_rank, msg);
+	else
+		fprintf(stderr, "%s\n", msg);
+	fatal_exit(errclass, msg);
+}
+
 static int raise_on(MPI_Comm comm, int errclass, const char *fname, const char *detail)
 {
 	MPI_Errhandler eh = comm->errhandler;
@@ -176,19 +193,7 @@ static int raise_on(MPI_Comm comm, int errclass, const char *fname, const char *
 		eh->comm_fn(&c, &code);
 		return errclass;
 	}
-	default: {
-		char msg[512];
-
-		snprintf(msg, sizeof(msg), "MPI error in %s: %s: %s", fname,
-			 mpil_err_class_name(errclass) ? mpil_err_class_name(errclass)
-						       : "unknown error class",
-			 detail);
-		if (mpil_g.state == MPIL_STATE_INITIALIZED)
-			fprintf(stderr, "[rank %d] %s\n", mpil_g.world_rank, msg);
-		else
-			fprintf(stderr, "%s\n", msg);
-		fatal_exit(errclass, msg);
-	}
+	default: mpil_err_fatal(errclass, fname, detail);
 	}
 }
 
@@ -227,6 +232,17 @@ static int check_errh(MPI_Comm comm, MPI_Errhandler eh, const char *fname)
 	return mpil_err(comm, MPI_ERR_ARG, fname, "invalid error handler %p", (void *)eh);
 }
 
+/* A handler made for windows does not attach to a communicator. */
+static int check_comm_errh(MPI_Comm comm, MPI_Errhandler eh, const char *fname)
+{
+	MPIL_CHECK(check_errh(comm, eh, fname));
+	if (ibx_unlikely(eh->kind == MPIL_ERRH_WIN_USER))
+		return mpil_err(comm, MPI_ERR_ARG, fname,
+				"error handler %p was made for windows (MPI_Win_create_errhandler)",
+				(void *)eh);
+	return MPI_SUCCESS;
+}
+
 MPIL_PMPI_ALIAS(Comm_set_errhandler)
 int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
 {
@@ -235,7 +251,7 @@ int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
 
 	MPIL_CHECK(mpil_check_init(F));
 	MPIL_CHECK(mpil_check_comm(comm, F));
-	MPIL_CHECK(check_errh(comm, errhandler, F));
+	MPIL_CHECK(check_comm_errh(comm, errhandler, F));
 	old = comm->errhandler;
 	if (!errhandler->predefined)
 		errhandler->refcount++;

@@ -113,6 +113,7 @@ int PMPI_Finalize(void)
 	mpil_g.state = MPIL_STATE_FINALIZED;
 	mpil_req_pool_fini();
 	mpil_coll_fini();
+	mpil_win_fini();
 	mpil_comm_fini();
 	mpil_group_fini();
 	mpil_info_fini();

@@ -87,14 +87,16 @@ static inline bool mpil_initialized(void)
 }
 
 /* ---- error handlers and error reporting (errhandler.c) ----------------------- */
-enum mpil_errh_kind { MPIL_ERRH_FATAL, MPIL_ERRH_RETURN, MPIL_ERRH_USER };
+/* USER: made for communicators (comm_fn), WIN_USER: for windows (win_fn). */
+enum mpil_errh_kind { MPIL_ERRH_FATAL, MPIL_ERRH_RETURN, MPIL_ERRH_USER, MPIL_ERRH_WIN_USER };
 
 struct mpil_errhandler {
 	uint32_t magic;
 	int kind;     /* enum mpil_errh_kind */
-	int refcount; /* user handlers: handle + communicators using it */
+	int refcount; /* user handlers: handle + objects using it */
 	bool predefined;
 	MPI_Comm_errhandler_function *comm_fn;
+	MPI_Win_errhandler_function *win_fn;
 };
 
 /* Drops a reference to a user handler (predefined ones are never freed). */
@@ -116,6 +118,9 @@ int mpil_err(MPI_Comm comm, int errclass, const char *fname, const char *fmt, ..
     __attribute__((cold, noinline, format(printf, 4, 5)));
 /* A call before MPI_Init or after MPI_Finalize. */
 int mpil_err_state(const char *fname) __attribute__((cold, noinline));
+/* MPI_ERRORS_ARE_FATAL: prints "[rank R] MPI error in F: CLASS: detail", ends the job. */
+void mpil_err_fatal(int errclass, const char *fname, const char *detail)
+    __attribute__((cold, noreturn));
 
 #define MPIL_CHECK(expr)                                                                           \
 	do {                                                                                       \
@@ -267,6 +272,9 @@ int mpil_attr_delete_all(MPI_Comm comm);
 /* Drops @comm's attributes without callbacks (MPI_Finalize's clean-up). */
 void mpil_attr_drop(MPI_Comm comm);
 void mpil_attr_fini(void);
+
+/* MPI_Finalize: the windows the program did not free (win.c). */
+void mpil_win_fini(void);
 
 /* ---- datatypes (datatype.c) --------------------------------------------------- */
 

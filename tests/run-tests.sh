@@ -10,6 +10,8 @@
 #            /* ibx-test: np=1,2,3,4 timeout=60 launchers=mpilite,ompi */
 #          keys: np=LIST  timeout=SECONDS  launchers=mpilite,ompi
 #                expect=0|nonzero  args="..."  env="VAR=v VAR2=w"
+#                paths=auto,shm,verbs  (the IBX_PATHS it runs under; others
+#                are reported as SKIP with the reason)
 #   sh     every tests/sh/*.sh scenario script (exit 0 pass, 77 skip)
 #   verbs  the verbs suites on a real verbs device: in the Soft-RoCE VM
 #          (tests/rxe/run-in-vm.sh), or on this host's hardware when
@@ -75,7 +77,7 @@ ompi_run() {
 }
 
 run_mpi() {
-	local src prog base nps tmo launchers expect args envs np l name log rc ok
+	local src prog base nps tmo launchers expect args envs paths np l name log rc ok
 	for src in tests/mpi/*.c; do
 		[ -f "$src" ] || continue
 		base=$(basename "$src" .c)
@@ -91,11 +93,13 @@ run_mpi() {
 		expect=$(header expect "$src"); expect=${expect:-0}
 		args=$(header args "$src")
 		envs=$(header env "$src")
+		paths=$(header paths "$src"); paths=${paths:-auto,shm,verbs}
 		for l in ${launchers//,/ }; do
 			for np in ${nps//,/ }; do
 				name=mpi/$base/$l/np$np
 				filtered "$name" && continue
 				if [ ! -x "$prog" ]; then fail "$name (not built)"; continue; fi
+				if [[ ",$paths," != *",${IBX_PATHS:-auto},"* ]]; then skip "$name" "not for IBX_PATHS=${IBX_PATHS:-auto} (paths=$paths)"; continue; fi
 				if [ "$l" = ompi ] && ! command -v mpirun.openmpi >/dev/null; then skip "$name" "no mpirun.openmpi"; continue; fi
 				log=$LOGDIR/$base-$l-$np.log
 				case $l in

@@ -101,6 +101,21 @@ ibx_status_t ibx_rkey_ptr(const ibx_rkey_t *rkey, uint64_t raddr, void **ptr_p)
 	return IBX_OK;
 }
 
+ibx_status_t ibx_rkey_map(const ibx_rkey_t *rkey, uint64_t raddr, void **ptr_p)
+{
+	char *base;
+
+	if (!rkey || !ptr_p)
+		return IBX_ERR_INVALID_PARAM;
+	if (!range_ok(rkey, raddr, 0))
+		return IBX_ERR_INVALID_PARAM;
+	base = rkey->direct ? rkey->direct : rkey->seg.addr;
+	if (!base)
+		return IBX_ERR_UNSUPPORTED;
+	*ptr_p = base + (raddr - rkey->base);
+	return IBX_OK;
+}
+
 /* ---- put / get ------------------------------------------------------------------- */
 
 static ibx_status_t xfer(ibx_ctx_t *ctx, const struct iovec *iov, int n, uint64_t raddr,

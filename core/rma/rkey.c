@@ -130,6 +130,12 @@ static ibx_status_t key_route(ibx_ctx_t *ctx, rma_state_t *st, ibx_rkey_t *rk,
 		return IBX_ERR_UNSUPPORTED;
 	}
 	rk->route = RMA_ROUTE_VERBS;
+	/* a node-local owner reached through the NIC (IBX_PATHS=verbs): its
+	 * allocated memory is still mapped here for ibx_rkey_map; operations
+	 * keep the NIC route */
+	if (ctx->peers[rk->owner].local && (k->flags & RMA_KEY_SEG) &&
+	    ibx_rma_map_remote(k->pid, k->seg_fd, k->seg_len, &rk->seg) != IBX_OK)
+		rk->seg.addr = NULL;
 	return IBX_OK;
 }
 

@@ -52,6 +52,7 @@ typedef struct mpil_request *MPI_Request;
 typedef struct mpil_errhandler *MPI_Errhandler;
 typedef struct mpil_group *MPI_Group;
 typedef struct mpil_info *MPI_Info;
+typedef struct mpil_win *MPI_Win;
 
 typedef struct MPI_Status {
 	int MPI_SOURCE;
@@ -70,6 +71,7 @@ typedef struct MPI_Status {
 #define MPI_ERRHANDLER_NULL ((MPI_Errhandler)0)
 #define MPI_GROUP_NULL	    ((MPI_Group)0)
 #define MPI_INFO_NULL	    ((MPI_Info)0)
+#define MPI_WIN_NULL	    ((MPI_Win)0)
 
 #define MPI_STATUS_IGNORE   ((MPI_Status *)0)
 #define MPI_STATUSES_IGNORE ((MPI_Status *)0)
@@ -719,6 +721,209 @@ MPIL_API int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI
 MPIL_API int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op);
 MPIL_API int PMPI_Op_free(MPI_Op *op);
 MPIL_API int PMPI_Op_commutative(MPI_Op op, int *commute);
+
+/* ---- one-sided communication (MPI-3.1 chapter 11) ------------------------ */
+/* window attributes (MPI_Win_get_attr keyvals) */
+#define MPI_WIN_BASE	      (-101)
+#define MPI_WIN_SIZE	      (-102)
+#define MPI_WIN_DISP_UNIT     (-103)
+#define MPI_WIN_CREATE_FLAVOR (-104)
+#define MPI_WIN_MODEL	      (-105)
+/* MPI_WIN_CREATE_FLAVOR values */
+#define MPI_WIN_FLAVOR_CREATE	1
+#define MPI_WIN_FLAVOR_ALLOCATE 2
+#define MPI_WIN_FLAVOR_DYNAMIC	3
+#define MPI_WIN_FLAVOR_SHARED	4
+/* MPI_WIN_MODEL values */
+#define MPI_WIN_SEPARATE 1
+#define MPI_WIN_UNIFIED	 2
+/* lock types */
+#define MPI_LOCK_EXCLUSIVE 234
+#define MPI_LOCK_SHARED	   235
+/* synchronisation assertions (bits) */
+#define MPI_MODE_NOCHECK   1024
+#define MPI_MODE_NOSTORE   2048
+#define MPI_MODE_NOPUT	   4096
+#define MPI_MODE_NOPRECEDE 8192
+#define MPI_MODE_NOSUCCEED 16384
+
+typedef void MPI_Win_errhandler_function(MPI_Win *win, int *errcode, ...);
+typedef MPI_Win_errhandler_function MPI_Win_errhandler_fn; /* deprecated name */
+typedef int MPI_Win_copy_attr_function(MPI_Win oldwin, int win_keyval, void *extra_state,
+				       void *attribute_val_in, void *attribute_val_out, int *flag);
+typedef int MPI_Win_delete_attr_function(MPI_Win win, int win_keyval, void *attribute_val,
+					 void *extra_state);
+MPIL_API int mpil_win_null_copy_fn(MPI_Win, int, void *, void *, void *, int *);
+MPIL_API int mpil_win_dup_fn(MPI_Win, int, void *, void *, void *, int *);
+MPIL_API int mpil_win_null_delete_fn(MPI_Win, int, void *, void *);
+#define MPI_WIN_NULL_COPY_FN   (&mpil_win_null_copy_fn)
+#define MPI_WIN_DUP_FN	       (&mpil_win_dup_fn)
+#define MPI_WIN_NULL_DELETE_FN (&mpil_win_null_delete_fn)
+
+MPIL_API int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr);
+MPIL_API int MPI_Free_mem(void *base);
+MPIL_API int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+			    MPI_Win *win);
+MPIL_API int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+			      void *baseptr, MPI_Win *win);
+MPIL_API int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+				     void *baseptr, MPI_Win *win);
+MPIL_API int MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit,
+				  void *baseptr);
+MPIL_API int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win);
+MPIL_API int MPI_Win_attach(MPI_Win win, void *base, MPI_Aint size);
+MPIL_API int MPI_Win_detach(MPI_Win win, const void *base);
+MPIL_API int MPI_Win_free(MPI_Win *win);
+MPIL_API int MPI_Win_get_group(MPI_Win win, MPI_Group *group);
+MPIL_API int MPI_Win_set_name(MPI_Win win, const char *win_name);
+MPIL_API int MPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen);
+MPIL_API int MPI_Win_create_keyval(MPI_Win_copy_attr_function *win_copy_attr_fn,
+				   MPI_Win_delete_attr_function *win_delete_attr_fn,
+				   int *win_keyval, void *extra_state);
+MPIL_API int MPI_Win_free_keyval(int *win_keyval);
+MPIL_API int MPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val);
+MPIL_API int MPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *flag);
+MPIL_API int MPI_Win_delete_attr(MPI_Win win, int win_keyval);
+MPIL_API int MPI_Win_create_errhandler(MPI_Win_errhandler_function *win_errhandler_fn,
+				       MPI_Errhandler *errhandler);
+MPIL_API int MPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler);
+MPIL_API int MPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler);
+MPIL_API int MPI_Win_call_errhandler(MPI_Win win, int errorcode);
+MPIL_API int MPI_Win_set_info(MPI_Win win, MPI_Info info);
+MPIL_API int MPI_Win_get_info(MPI_Win win, MPI_Info *info_used);
+MPIL_API int MPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+		     int target_rank, MPI_Aint target_disp, int target_count,
+		     MPI_Datatype target_datatype, MPI_Win win);
+MPIL_API int MPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+		     int target_rank, MPI_Aint target_disp, int target_count,
+		     MPI_Datatype target_datatype, MPI_Win win);
+MPIL_API int MPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+			    int target_rank, MPI_Aint target_disp, int target_count,
+			    MPI_Datatype target_datatype, MPI_Op op, MPI_Win win);
+MPIL_API int MPI_Get_accumulate(const void *origin_addr, int origin_count,
+				MPI_Datatype origin_datatype, void *result_addr, int result_count,
+				MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
+				int target_count, MPI_Datatype target_datatype, MPI_Op op,
+				MPI_Win win);
+MPIL_API int MPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype,
+			      int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win);
+MPIL_API int MPI_Compare_and_swap(const void *origin_addr, const void *compare_addr,
+				  void *result_addr, MPI_Datatype datatype, int target_rank,
+				  MPI_Aint target_disp, MPI_Win win);
+MPIL_API int MPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+		      int target_rank, MPI_Aint target_disp, int target_count,
+		      MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request);
+MPIL_API int MPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+		      int target_rank, MPI_Aint target_disp, int target_count,
+		      MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request);
+MPIL_API int MPI_Raccumulate(const void *origin_addr, int origin_count,
+			     MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
+			     int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
+			     MPI_Request *request);
+MPIL_API int MPI_Rget_accumulate(const void *origin_addr, int origin_count,
+				 MPI_Datatype origin_datatype, void *result_addr, int result_count,
+				 MPI_Datatype result_datatype, int target_rank,
+				 MPI_Aint target_disp, int target_count,
+				 MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
+				 MPI_Request *request);
+MPIL_API int MPI_Win_fence(int assert, MPI_Win win);
+MPIL_API int MPI_Win_post(MPI_Group group, int assert, MPI_Win win);
+MPIL_API int MPI_Win_start(MPI_Group group, int assert, MPI_Win win);
+MPIL_API int MPI_Win_complete(MPI_Win win);
+MPIL_API int MPI_Win_wait(MPI_Win win);
+MPIL_API int MPI_Win_test(MPI_Win win, int *flag);
+MPIL_API int MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win);
+MPIL_API int MPI_Win_unlock(int rank, MPI_Win win);
+MPIL_API int MPI_Win_lock_all(int assert, MPI_Win win);
+MPIL_API int MPI_Win_unlock_all(MPI_Win win);
+MPIL_API int MPI_Win_flush(int rank, MPI_Win win);
+MPIL_API int MPI_Win_flush_all(MPI_Win win);
+MPIL_API int MPI_Win_flush_local(int rank, MPI_Win win);
+MPIL_API int MPI_Win_flush_local_all(MPI_Win win);
+MPIL_API int MPI_Win_sync(MPI_Win win);
+/* the profiling interface */
+MPIL_API int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr);
+MPIL_API int PMPI_Free_mem(void *base);
+MPIL_API int PMPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+			     MPI_Win *win);
+MPIL_API int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+			       void *baseptr, MPI_Win *win);
+MPIL_API int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+				      void *baseptr, MPI_Win *win);
+MPIL_API int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit,
+				   void *baseptr);
+MPIL_API int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win);
+MPIL_API int PMPI_Win_attach(MPI_Win win, void *base, MPI_Aint size);
+MPIL_API int PMPI_Win_detach(MPI_Win win, const void *base);
+MPIL_API int PMPI_Win_free(MPI_Win *win);
+MPIL_API int PMPI_Win_get_group(MPI_Win win, MPI_Group *group);
+MPIL_API int PMPI_Win_set_name(MPI_Win win, const char *win_name);
+MPIL_API int PMPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen);
+MPIL_API int PMPI_Win_create_keyval(MPI_Win_copy_attr_function *win_copy_attr_fn,
+				    MPI_Win_delete_attr_function *win_delete_attr_fn,
+				    int *win_keyval, void *extra_state);
+MPIL_API int PMPI_Win_free_keyval(int *win_keyval);
+MPIL_API int PMPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val);
+MPIL_API int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *flag);
+MPIL_API int PMPI_Win_delete_attr(MPI_Win win, int win_keyval);
+MPIL_API int PMPI_Win_create_errhandler(MPI_Win_errhandler_function *win_errhandler_fn,
+					MPI_Errhandler *errhandler);
+MPIL_API int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler);
+MPIL_API int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler);
+MPIL_API int PMPI_Win_call_errhandler(MPI_Win win, int errorcode);
+MPIL_API int PMPI_Win_set_info(MPI_Win win, MPI_Info info);
+MPIL_API int PMPI_Win_get_info(MPI_Win win, MPI_Info *info_used);
+MPIL_API int PMPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+		      int target_rank, MPI_Aint target_disp, int target_count,
+		      MPI_Datatype target_datatype, MPI_Win win);
+MPIL_API int PMPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+		      int target_rank, MPI_Aint target_disp, int target_count,
+		      MPI_Datatype target_datatype, MPI_Win win);
+MPIL_API int PMPI_Accumulate(const void *origin_addr, int origin_count,
+			     MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
+			     int target_count, MPI_Datatype target_datatype, MPI_Op op,
+			     MPI_Win win);
+MPIL_API int PMPI_Get_accumulate(const void *origin_addr, int origin_count,
+				 MPI_Datatype origin_datatype, void *result_addr, int result_count,
+				 MPI_Datatype result_datatype, int target_rank,
+				 MPI_Aint target_disp, int target_count,
+				 MPI_Datatype target_datatype, MPI_Op op, MPI_Win win);
+MPIL_API int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype,
+			       int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win);
+MPIL_API int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr,
+				   void *result_addr, MPI_Datatype datatype, int target_rank,
+				   MPI_Aint target_disp, MPI_Win win);
+MPIL_API int PMPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+		       int target_rank, MPI_Aint target_disp, int target_count,
+		       MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request);
+MPIL_API int PMPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+		       int target_rank, MPI_Aint target_disp, int target_count,
+		       MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request);
+MPIL_API int PMPI_Raccumulate(const void *origin_addr, int origin_count,
+			      MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
+			      int target_count, MPI_Datatype target_datatype, MPI_Op op,
+			      MPI_Win win, MPI_Request *request);
+MPIL_API int PMPI_Rget_accumulate(const void *origin_addr, int origin_count,
+				  MPI_Datatype origin_datatype, void *result_addr, int result_count,
+				  MPI_Datatype result_datatype, int target_rank,
+				  MPI_Aint target_disp, int target_count,
+				  MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
+				  MPI_Request *request);
+MPIL_API int PMPI_Win_fence(int assert, MPI_Win win);
+MPIL_API int PMPI_Win_post(MPI_Group group, int assert, MPI_Win win);
+MPIL_API int PMPI_Win_start(MPI_Group group, int assert, MPI_Win win);
+MPIL_API int PMPI_Win_complete(MPI_Win win);
+MPIL_API int PMPI_Win_wait(MPI_Win win);
+MPIL_API int PMPI_Win_test(MPI_Win win, int *flag);
+MPIL_API int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win);
+MPIL_API int PMPI_Win_unlock(int rank, MPI_Win win);
+MPIL_API int PMPI_Win_lock_all(int assert, MPI_Win win);
+MPIL_API int PMPI_Win_unlock_all(MPI_Win win);
+MPIL_API int PMPI_Win_flush(int rank, MPI_Win win);
+MPIL_API int PMPI_Win_flush_all(MPI_Win win);
+MPIL_API int PMPI_Win_flush_local(int rank, MPI_Win win);
+MPIL_API int PMPI_Win_flush_local_all(MPI_Win win);
+MPIL_API int PMPI_Win_sync(MPI_Win win);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,699 @@
+/*
+ * win_acc.c — MPI_Accumulate, MPI_Get_accumulate, MPI_Fetch_and_op,
+ * MPI_Compare_and_swap, MPI_Raccumulate, MPI_Rget_accumulate (MPI-3.1
+ * §11.3.4-11.3.7) and the element-wise atomicity they promise: every
+ * accumulate-type operation on a target element, from any origin, is atomic
+ * with respect to every other one on that element with the same type.
+ *
+ * All buffers of a call are made of one predefined type B (origin, result
+ * and target datatypes may be derived from it; MPI_ERR_TYPE else); the op
+ * is predefined and defined on B (MPI_ERR_OP; MPI_NO_OP only where
+ * something is fetched). One method per (B, element address), the same at
+ * every origin, so that no two origins update an element by methods that
+ * do not exclude each other (within the engine's guarantee: its atomics
+ * are atomic per kind of path, CPU or NIC — docs/design.md):
+ *
+ *   B                                       element                      method
+ *   ─────────────────────────────────────── ──────────────────────────── ──────
+ *   integers, float, double, bool, byte,    in one aligned 8-byte word   WORD
+ *   char, wchar, Aint/Offset/Count (<= 8 B) wholly inside the target key
+ *   the same                                anywhere else                LOCK
+ *   long double, complex, MAXLOC pairs      anywhere                     LOCK
+ *
+ * WORD, an atomic on the word holding the element (enum amo_how): CPU
+ * atomics when the memory is mapped here and allocated (MPI_Win_allocate /
+ * _shared: node-local origins use the same instructions, [Zhou15]) —
+ * fetch-add/and/or/xor or exchange for 8-byte integer SUM/BAND/BOR/BXOR or
+ * REPLACE, else a CAS loop (apply the op kernel to the element inside the
+ * word, compare-and-swap, retry with the word met); otherwise ibx_atomic
+ * (CMA, verbs, our own created memory whose atomics take the owner's RMW
+ * lock) — ADD/FADD, SWAP, one CSWAP for an 8-byte Compare_and_swap, CSWAP
+ * loops for the rest, 16 elements in flight.
+ *
+ * LOCK, under the target's accumulate lock (win_lock.c):
+ *
+ *   origin ──acc_lock(target)──► get ──► op ──► put ──► flush ──► acc_unlock
+ *
+ * Ordering: with the default accumulate_ordering an operation is complete
+ * at the target when the call returns (fetches and CAS loops wait for
+ * their results; fire-and-forget ADDs are followed by a flush), so the
+ * accumulates of one origin land in program order; accumulate_ordering=none
+ * skips that flush. Request forms complete before returning the request.
+ */
+#include "win_int.h"
+#include "dtype_rdma/dtype.h"
+
+#include <stdlib.h>
+
+#define ACC_BATCH 16 /* engine atomics in flight per round */
+
+/* ---- one operation ------------------------------------------------------------------------ */
+
+typedef struct acc {
+	/* the call: origin, result (fetch: Get_accumulate, Fetch_and_op,
+	 * Compare_and_swap) and target buffers; single: one element of a
+	 * predefined type (in @groups, if not 0); cmp: the compare value */
+	const void *obuf;
+	void *rbuf;
+	MPI_Datatype odt, rdt, tdt;
+	int ocount, rcount, tcount, target;
+	MPI_Aint disp;
+	MPI_Op op;
+	bool fetch, single;
+	unsigned groups;
+	MPI_Request *request; /* the request forms (rform) */
+	bool rform;
+	const char *cmp;
+	MPI_Win win;
+	const char *fname;
+	/* what it became: B, its size, the target bytes covered, origin and
+	 * result packed (in: unused by MPI_NO_OP; res: NULL without fetch) */
+	mpil_win_where_t w;
+	MPI_Datatype basic;
+	size_t es, nbytes;
+	const char *in;
+	char *res;
+	bool cpu;	/* CPU atomics on w.local */
+	bool in_flight; /* fire-and-forget engine atomics were started */
+} acc_t;
+
+static bool is_int8(MPI_Datatype b)
+{
+	return b->size == 8 && (b->group & (MPIL_DTG_INT | MPIL_DTG_MULTI));
+}
+
+/* Whether B's elements may take the WORD method at all. */
+static bool word_type(MPI_Datatype b)
+{
+	return b->size <= 8 && !(b->group & (MPIL_DTG_COMPLEX | MPIL_DTG_PAIR));
+}
+
+/* Target address @raddr as a pointer here (w.local is set). */
+static inline char *local_at(const acc_t *a, uint64_t raddr)
+{
+	return a->w.local + (raddr - a->w.raddr);
+}
+
+/* Whether @raddr lies in the key's range (its end included). */
+static inline bool key_has(const acc_t *a, uint64_t raddr)
+{
+	void *p;
+
+	return ibx_rkey_ptr(a->w.rk, raddr, &p) != IBX_ERR_INVALID_PARAM;
+}
+
+/* ---- WORD: one atomic per element, on the 8-byte word that holds it ------------------------ */
+
+/* The atomic an element takes (the same decision for CPU and engine). */
+enum amo_how {
+	AMO_LOOP,  /* CAS of the word with the element updated, retried */
+	AMO_CSWAP, /* 8-byte Compare_and_swap: one CAS */
+	AMO_SWAP,  /* 8-byte REPLACE */
+	AMO_ADD,   /* 8-byte integer SUM, nothing fetched (engine: complete at flush) */
+	AMO_FADD,  /* 8-byte integer SUM; MPI_NO_OP: adding 0, an atomic read */
+	/* 8-byte BAND, BOR, BXOR: CPU only (the NIC has no such atomics) */
+	AMO_AND,
+	AMO_OR,
+	AMO_XOR
+};
+
+static const ibx_atomic_op_t amo_engine_op[] = {
+    [AMO_LOOP] = IBX_ATOMIC_CSWAP, [AMO_CSWAP] = IBX_ATOMIC_CSWAP, [AMO_SWAP] = IBX_ATOMIC_SWAP,
+    [AMO_ADD] = IBX_ATOMIC_ADD,	   [AMO_FADD] = IBX_ATOMIC_FADD,
+};
+
+typedef struct amo {
+	uint64_t waddr; /* the word (target address) */
+	unsigned shift; /* the element's offset in it */
+	int how;	/* enum amo_how */
+	uint64_t val;	/* the operand (CSWAP: the swap value) */
+	uint64_t guess; /* CSWAP: the compare value; LOOP: the word we think is there */
+	uint64_t seen;	/* what the atomic found */
+	int64_t poff;	/* the element's packed offset */
+	bool done, started;
+	ibx_request_t rq; /* engine atomics */
+} amo_t;
+
+/* The word @w with the element at @shift updated by the origin element
+ * at packed offset @poff (Compare_and_swap: replaced if it equals cmp). */
+static uint64_t word_apply(const acc_t *a, uint64_t w, unsigned shift, int64_t poff)
+{
+	char *e = (char *)&w + shift;
+	uint64_t in = 0, io = 0;
+
+	if (a->cmp) {
+		if (memcmp(e, a->cmp, a->es) == 0)
+			memcpy(e, a->in, a->es);
+		return w;
+	}
+	switch (a->op->id) {
+	case MPIL_OP_NO_OP: return w;
+	case MPIL_OP_REPLACE: memcpy(e, a->in + poff, a->es); return w;
+	default:
+		memcpy(&in, a->in + poff, a->es);
+		memcpy(&io, e, a->es);
+		a->op->kernel(&in, &io, 1, (mpil_dt_kind_t)a->basic->kind);
+		memcpy(e, &io, a->es);
+		return w;
+	}
+}
+
+static void amo_prepare(const acc_t *a, amo_t *s, uint64_t raddr, int64_t poff)
+{
+	int id = a->op->id;
+
+	memset(s, 0, offsetof(amo_t, rq)); /* not the request: a CPU atomic has none */
+	s->waddr = raddr & ~(uint64_t)7;
+	s->shift = (unsigned)(raddr & 7);
+	s->poff = poff;
+	if (!a->cmp && id == MPIL_OP_NO_OP) {
+		s->how = AMO_FADD;
+		return;
+	}
+	if (a->es != 8)
+		return;
+	if (a->cmp) {
+		s->how = AMO_CSWAP;
+		memcpy(&s->guess, a->cmp, 8);
+		memcpy(&s->val, a->in, 8);
+		return;
+	}
+	memcpy(&s->val, a->in + poff, 8);
+	if (id == MPIL_OP_REPLACE)
+		s->how = AMO_SWAP;
+	else if (id == MPIL_OP_SUM && is_int8(a->basic))
+		s->how = a->res || a->cpu ? AMO_FADD : AMO_ADD;
+	else if (a->cpu && (id == MPIL_OP_BAND || id == MPIL_OP_BOR || id == MPIL_OP_BXOR))
+		s->how = id == MPIL_OP_BAND ? AMO_AND : id == MPIL_OP_BOR ? AMO_OR : AMO_XOR;
+}
+
+/* The value the atomic writes. */
+static uint64_t amo_new(const acc_t *a, const amo_t *s)
+{
+	return s->how == AMO_LOOP ? word_apply(a, s->guess, s->shift, s->poff) : s->val;
+}
+
+/* The atomic has returned: done, or (a CAS loop that met another value)
+ * to be tried again with the value it met. */
+static void amo_settle(const acc_t *a, amo_t *s)
+{
+	if (s->how == AMO_LOOP && s->seen != s->guess) {
+		s->guess = s->seen;
+		return;
+	}
+	s->done = true;
+	if (a->res)
+		memcpy(a->res + s->poff, (char *)&s->seen + s->shift, a->es);
+}
+
+/* With CPU instructions on the mapped word. */
+static void amo_cpu(const acc_t *a, amo_t *s)
+{
+	uint64_t *w = (uint64_t *)(void *)local_at(a, s->waddr);
+
+	switch (s->how) {
+	case AMO_FADD:
+		s->seen = s->val ? __atomic_fetch_add(w, s->val, __ATOMIC_SEQ_CST)
+				 : __atomic_load_n(w, __ATOMIC_SEQ_CST);
+		break;
+	case AMO_SWAP: s->seen = __atomic_exchange_n(w, s->val, __ATOMIC_SEQ_CST); break;
+	case AMO_AND: s->seen = __atomic_fetch_and(w, s->val, __ATOMIC_SEQ_CST); break;
+	case AMO_OR: s->seen = __atomic_fetch_or(w, s->val, __ATOMIC_SEQ_CST); break;
+	case AMO_XOR: s->seen = __atomic_fetch_xor(w, s->val, __ATOMIC_SEQ_CST); break;
+	default: /* CSWAP, LOOP: a failed CAS stores what it met in seen */
+		s->seen = s->guess;
+		__atomic_compare_exchange_n(w, &s->seen, amo_new(a, s), false, __ATOMIC_SEQ_CST,
+					    __ATOMIC_SEQ_CST);
+		break;
+	}
+}
+
+static void cpu_elem(const acc_t *a, uint64_t raddr, int64_t poff)
+{
+	amo_t s;
+
+	amo_prepare(a, &s, raddr, poff);
+	if (s.how == AMO_LOOP) /* start from what is there */
+		s.guess =
+		    __atomic_load_n((uint64_t *)(void *)local_at(a, s.waddr), __ATOMIC_RELAXED);
+	do {
+		amo_cpu(a, &s);
+		amo_settle(a, &s);
+	} while (!s.done);
+}
+
+/* With the engine: started here, waited for in amo_run. */
+static ibx_status_t amo_start(acc_t *a, amo_t *s)
+{
+	bool add = s->how == AMO_ADD; /* nothing to wait for: complete at the flush */
+	ibx_status_t st;
+
+	s->rq.cb = NULL;
+	st = ibx_atomic(mpil_g.ctx, amo_engine_op[s->how], amo_new(a, s), s->guess,
+			add ? NULL : &s->seen, s->waddr, a->w.rk, add ? NULL : &s->rq);
+	a->in_flight |= add;
+	s->started = !add && (st == IBX_OK || st == IBX_INPROGRESS);
+	s->done = add && (st == IBX_OK || st == IBX_INPROGRESS);
+	return st == IBX_INPROGRESS ? IBX_OK : st;
+}
+
+typedef struct amo_batch {
+	int n;
+	amo_t s[ACC_BATCH];
+} amo_batch_t;
+
+/* Runs the batch until every element is done; waits for everything it
+ * started, also after a failure (the requests live here). */
+static ibx_status_t amo_run(acc_t *a, amo_batch_t *b)
+{
+	ibx_status_t first = IBX_OK;
+	bool again = true;
+
+	while (again && first == IBX_OK) {
+		again = false;
+		for (int i = 0; i < b->n && first == IBX_OK; i++)
+			if (!b->s[i].done)
+				first = amo_start(a, &b->s[i]);
+		for (int i = 0; i < b->n; i++) {
+			amo_t *s = &b->s[i];
+			ibx_status_t st;
+
+			if (!s->started)
+				continue;
+			s->started = false;
+			if ((st = mpil_ibx_wait(&s->rq)) == IBX_OK)
+				amo_settle(a, s);
+			else if (first == IBX_OK)
+				first = st;
+			again |= !s->done;
+		}
+	}
+	b->n = 0;
+	return first;
+}
+
+/* ---- LOCK: under the target's accumulate lock -------------------------------------------- */
+
+typedef struct tmove {
+	const acc_t *a;
+	char *tmp; /* packed target bytes, from stream offset base_poff */
+	int64_t base_poff;
+	bool put;
+} tmove_t;
+
+static ibx_status_t tmove_block(void *arg, int64_t poff, void *addr, size_t len)
+{
+	const tmove_t *m = arg;
+	const acc_t *a = m->a;
+	uint64_t raddr = (uint64_t)(uintptr_t)addr;
+	char *t = m->tmp + (poff - m->base_poff);
+	ibx_status_t st;
+
+	if (a->w.local) {
+		memcpy(m->put ? local_at(a, raddr) : t, m->put ? t : local_at(a, raddr), len);
+		return IBX_OK;
+	}
+	st = m->put ? ibx_put(mpil_g.ctx, t, len, raddr, a->w.rk, NULL)
+		    : ibx_get(mpil_g.ctx, t, len, raddr, a->w.rk, NULL);
+	return st == IBX_INPROGRESS ? IBX_OK : st;
+}
+
+/* Reads or writes the target bytes of stream offsets [poff, poff + len):
+ * the whole operation, or the one element at @raddr; complete on return. */
+static ibx_status_t tmove(const acc_t *a, char *tmp, bool whole, int64_t poff, uint64_t raddr,
+			  size_t len, bool put)
+{
+	tmove_t m = {a, tmp, poff, put};
+	ibx_status_t st =
+	    whole ? mpil_win_walk(a->tdt, a->tcount, a->w.raddr, a->nbytes, tmove_block, &m)
+		  : tmove_block(&m, poff, (void *)(uintptr_t)raddr, len);
+
+	return st == IBX_OK && !a->w.local ? ibx_flush(mpil_g.ctx, a->w.owner) : st;
+}
+
+/* Applies the op to the old values @tmp (stream offsets [poff, poff +
+ * len)); @arrays: room for two C arrays of the elements (padded pairs).
+ * False when nothing is to be written back. */
+static bool apply_range(const acc_t *a, char *tmp, char *arrays, int64_t poff, size_t len)
+{
+	MPI_Datatype b = a->basic;
+	size_t n = len / a->es;
+	char *ta = arrays + n * (size_t)b->extent;
+
+	if (a->res)
+		memcpy(a->res + poff, tmp, len);
+	if (a->cmp) {
+		if (memcmp(tmp, a->cmp, a->es) != 0)
+			return false;
+		memcpy(tmp, a->in, a->es);
+		return true;
+	}
+	if (a->op->id == MPIL_OP_NO_OP)
+		return false;
+	if (a->op->id == MPIL_OP_REPLACE) {
+		memcpy(tmp, a->in + poff, len);
+	} else if (mpil_dt_contig(b)) {
+		a->op->kernel(a->in + poff, tmp, n, (mpil_dt_kind_t)b->kind);
+	} else { /* a padded pair: the kernel works on C structs */
+		mpil_dt_unpack(b, a->in + poff, len, arrays);
+		mpil_dt_unpack(b, tmp, len, ta);
+		a->op->kernel(arrays, ta, n, (mpil_dt_kind_t)b->kind);
+		mpil_dt_pack(b, ta, (int)n, tmp);
+	}
+	return true;
+}
+
+static int acc_locked(acc_t *a, bool whole, int64_t poff, uint64_t raddr, size_t len)
+{
+	/* padded pairs: two C arrays after the packed bytes, 16-byte aligned */
+	size_t at = (len + 15) & ~(size_t)15,
+	       need = mpil_dt_contig(a->basic) ? len : at + 2 * (len / a->es) * a->basic->extent;
+	_Alignas(16) char small[128]; /* one element, whatever its type */
+	char *tmp = need <= sizeof(small) ? small : malloc(need);
+	ibx_status_t st;
+	int err;
+
+	if (!tmp)
+		return mpil_win_err(a->win, MPI_ERR_NO_MEM, a->fname,
+				    "no memory for %zu bytes of target data", need);
+	err = mpil_win_acc_lock(a->win, a->w.target, a->fname);
+	if (err != MPI_SUCCESS)
+		goto out;
+	st = tmove(a, tmp, whole, poff, raddr, len, false);
+	if (st == IBX_OK && apply_range(a, tmp, tmp + at, poff, len))
+		st = tmove(a, tmp, whole, poff, raddr, len, true);
+	err = mpil_win_acc_unlock(a->win, a->w.target, a->fname);
+	if (st != IBX_OK)
+		err = mpil_win_err(a->win, mpil_err_from_ibx(st), a->fname,
+				   "accumulate at rank %d failed: %s", a->w.target,
+				   ibx_status_str(st));
+out:
+	if (tmp != small)
+		free(tmp);
+	return err;
+}
+
+/* ---- WORD over the target's blocks ----------------------------------------------------------- */
+
+typedef struct word_walk {
+	acc_t *a;
+	amo_batch_t *b; /* engine atomics (CPU atomics: unused) */
+	int err;	/* MPI error class of a LOCK element, reported already */
+} word_walk_t;
+
+static ibx_status_t word_block(void *arg, int64_t poff, void *addr, size_t len)
+{
+	word_walk_t *ww = arg;
+	acc_t *a = ww->a;
+	uint64_t raddr = (uint64_t)(uintptr_t)addr, end = raddr + len;
+	size_t es = a->es;
+	/* a block of whole words is in the key (mpil_win_where checked it);
+	 * else the words of its ends are in the key: all of them are */
+	bool all_in = !((raddr | end) & 7) ||
+		      (key_has(a, raddr & ~(uint64_t)7) && key_has(a, (end + 7) & ~(uint64_t)7));
+
+	for (uint64_t e = raddr; e < end; e += es, poff += (int64_t)es) {
+		uint64_t w = e & ~(uint64_t)7;
+		ibx_status_t st;
+
+		if ((e & 7) + es > 8 || (!all_in && !(key_has(a, w) && key_has(a, w + 8)))) {
+			/* no word holds it: LOCK, as at every origin */
+			ww->err = acc_locked(a, false, poff, e, es);
+			if (ww->err != MPI_SUCCESS)
+				return IBX_ERR_CANCELED;
+		} else if (a->cpu) {
+			cpu_elem(a, e, poff);
+		} else {
+			amo_prepare(a, &ww->b->s[ww->b->n++], e, poff);
+			if (ww->b->n == ACC_BATCH && (st = amo_run(a, ww->b)) != IBX_OK)
+				return st;
+		}
+	}
+	return IBX_OK;
+}
+
+/* The engine's batch (kilobytes) lives in this frame only. */
+static __attribute__((noinline)) ibx_status_t words_engine(word_walk_t *ww)
+{
+	acc_t *a = ww->a;
+	amo_batch_t b;
+	ibx_status_t st;
+
+	b.n = 0;
+	ww->b = &b;
+	st = mpil_win_walk(a->tdt, a->tcount, a->w.raddr, a->nbytes, word_block, ww);
+	return st == IBX_OK && b.n > 0 ? amo_run(a, &b) : st;
+}
+
+static int acc_run(acc_t *a)
+{
+	int flavor = a->win->flavor;
+	word_walk_t ww = {a, NULL, MPI_SUCCESS};
+	ibx_status_t st;
+
+	if (a->nbytes == 0)
+		return MPI_SUCCESS;
+	mpil_win_dirty(a->win, a->w.target);
+	if (!word_type(a->basic))
+		return acc_locked(a, true, 0, 0, a->nbytes);
+	/* CPU atomics only on allocated memory, which node-local origins
+	 * update with the same instructions; other memory is the engine's */
+	a->cpu =
+	    a->w.local && (flavor == MPI_WIN_FLAVOR_ALLOCATE || flavor == MPI_WIN_FLAVOR_SHARED);
+	st = a->cpu ? mpil_win_walk(a->tdt, a->tcount, a->w.raddr, a->nbytes, word_block, &ww)
+		    : words_engine(&ww);
+	if (ww.err != MPI_SUCCESS)
+		return ww.err;
+	if (st == IBX_OK && a->in_flight && a->win->acc_ordering)
+		st = ibx_flush(mpil_g.ctx, a->w.owner);
+	if (st != IBX_OK)
+		return mpil_win_err(a->win, mpil_err_from_ibx(st), a->fname,
+				    "atomic update at rank %d failed: %s", a->w.target,
+				    ibx_status_str(st));
+	return MPI_SUCCESS;
+}
+
+/* ---- argument checks ------------------------------------------------------------------------ */
+
+static const char *dt_name(MPI_Datatype dt)
+{
+	return dt->name ? dt->name : "a derived datatype";
+}
+
+/* MPI_NO_OP ignores the origin buffer (MPI-3.1 §11.3.4). */
+static bool no_op(MPI_Op op)
+{
+	return op && op->magic == MPIL_MAGIC_OP && op->id == MPIL_OP_NO_OP;
+}
+
+/* Fetch_and_op and Compare_and_swap: one predefined element (of @groups). */
+static int check_predefined(MPI_Win win, MPI_Datatype dt, unsigned groups, const char *fname)
+{
+	MPIL_CHECK(mpil_win_check_dt(win, dt, fname));
+	if (ibx_unlikely(!(dt->flags & MPIL_DTF_PREDEFINED)))
+		return mpil_win_err(win, MPI_ERR_TYPE, fname, "%s needs a predefined datatype",
+				    fname);
+	if (ibx_unlikely(groups && !(dt->group & groups)))
+		return mpil_win_err(win, MPI_ERR_TYPE, fname,
+				    "%s is not a C integer, multi-language, logical or byte type",
+				    dt_name(dt));
+	return MPI_SUCCESS;
+}
+
+/* A predefined op; MPI_NO_OP only where something is fetched. */
+static int check_op(MPI_Win win, MPI_Op op, bool fetch, const char *fname)
+{
+	if (ibx_unlikely(!op || op->magic != MPIL_MAGIC_OP))
+		return mpil_win_err(win, MPI_ERR_OP, fname, "invalid operation handle %p",
+				    (void *)op);
+	if (ibx_unlikely(!op->predefined))
+		return mpil_win_err(win, MPI_ERR_OP, fname, "%s is not predefined", op->name);
+	if (ibx_unlikely(op->id == MPIL_OP_NO_OP && !fetch))
+		return mpil_win_err(win, MPI_ERR_OP, fname, "MPI_NO_OP without a result buffer");
+	return MPI_SUCCESS;
+}
+
+/* Every buffer made of the target's one predefined type, the op defined
+ * on it (@odt, @rdt NULL: not used). */
+static int check_basic(MPI_Win win, MPI_Op op, MPI_Datatype odt, MPI_Datatype rdt, MPI_Datatype tdt,
+		       const char *fname)
+{
+	MPI_Datatype b = tdt->basic;
+
+	if (ibx_unlikely(!b))
+		return mpil_win_err(win, MPI_ERR_TYPE, fname,
+				    "target datatype %s is not made of one predefined type",
+				    dt_name(tdt));
+	if (ibx_unlikely((odt && odt->basic != b) || (rdt && rdt->basic != b)))
+		return mpil_win_err(win, MPI_ERR_TYPE, fname,
+				    "%s datatype %s and target datatype %s are not made of the "
+				    "same predefined type",
+				    odt && odt->basic != b ? "origin" : "result",
+				    dt_name(odt && odt->basic != b ? odt : rdt), dt_name(tdt));
+	if (op->id != MPIL_OP_REPLACE && op->id != MPIL_OP_NO_OP && !(op->groups & b->group))
+		return mpil_win_err(win, MPI_ERR_OP, fname, "%s is not defined for datatype %s",
+				    op->name, b->name);
+	return MPI_SUCCESS;
+}
+
+/* Window, buffers, op, types, sizes: everything before the target rank. */
+static int acc_check(acc_t *a)
+{
+	bool origin = !no_op(a->op);
+	MPI_Win win = a->win;
+	const char *f = a->fname;
+	size_t tb, ob, rb;
+
+	MPIL_CHECK(mpil_check_init(f));
+	MPIL_CHECK(mpil_win_check(win, f));
+	if (ibx_unlikely(a->rform && !a->request))
+		return mpil_win_err(win, MPI_ERR_ARG, f, "request is NULL");
+	if (a->single)
+		MPIL_CHECK(check_predefined(win, a->tdt, a->groups, f));
+	if (origin)
+		MPIL_CHECK(mpil_win_check_data(win, a->ocount, a->odt, "origin", f));
+	if (a->fetch)
+		MPIL_CHECK(mpil_win_check_data(win, a->rcount, a->rdt, "result", f));
+	MPIL_CHECK(mpil_win_check_data(win, a->tcount, a->tdt, "target", f));
+	MPIL_CHECK(check_op(win, a->op, a->fetch, f));
+	MPIL_CHECK(
+	    check_basic(win, a->op, origin ? a->odt : NULL, a->fetch ? a->rdt : NULL, a->tdt, f));
+	tb = (size_t)a->tcount * a->tdt->size;
+	ob = origin ? (size_t)a->ocount * a->odt->size : tb;
+	rb = a->fetch ? (size_t)a->rcount * a->rdt->size : ob;
+	if (ibx_unlikely(ob > tb || ob > rb))
+		return mpil_win_err(win, MPI_ERR_TRUNCATE, f,
+				    "%zu bytes do not fit the %zu-byte %s buffer", ob,
+				    ob > tb ? tb : rb, ob > tb ? "target" : "result");
+	a->nbytes = ob;
+	return MPI_SUCCESS;
+}
+
+/* ---- the calls ---------------------------------------------------------------------------- */
+
+/* A non-contiguous origin is packed first; a non-contiguous result is
+ * fetched packed and unpacked at the end. */
+static int acc_do(acc_t *a)
+{
+	MPI_Request *request = a->request;
+	char *pin = NULL, *pres = NULL;
+	bool origin;
+	int err;
+
+	MPIL_CHECK(acc_check(a));
+	if (a->target == MPI_PROC_NULL)
+		return request ? mpil_win_req_done(a->win, request, a->fname) : MPI_SUCCESS;
+	MPIL_CHECK(mpil_win_where(a->win, a->target, a->disp, a->tcount, a->tdt, request != NULL,
+				  &a->w, a->fname));
+	a->basic = a->tdt->basic;
+	a->es = a->basic->size;
+	origin = a->op->id != MPIL_OP_NO_OP;
+	if (origin && mpil_dt_contig(a->odt))
+		a->in = (const char *)((uintptr_t)a->obuf + (uintptr_t)a->odt->true_lb);
+	else if (origin && (a->in = pin = malloc(a->nbytes + 1)) != NULL)
+		mpil_dt_pack(a->odt, a->obuf, a->ocount, pin);
+	if (a->fetch)
+		a->res = mpil_dt_contig(a->rdt)
+			     ? (char *)((uintptr_t)a->rbuf + (uintptr_t)a->rdt->true_lb)
+			     : (pres = malloc(a->nbytes + 1));
+	if ((origin && !a->in) || (a->fetch && !a->res))
+		err = mpil_win_err(a->win, MPI_ERR_NO_MEM, a->fname, "no memory for %zu bytes",
+				   a->nbytes);
+	else
+		err = acc_run(a);
+	if (pres && err == MPI_SUCCESS)
+		mpil_dt_unpack(a->rdt, pres, a->nbytes, a->rbuf);
+	if (ibx_unlikely(pin || pres)) {
+		free(pin);
+		free(pres);
+	}
+	if (err != MPI_SUCCESS || !request)
+		return err;
+	return mpil_win_req_done(a->win, request, a->fname);
+}
+
+#define ACC_CALL(ob, oc, od, rb, rc, rd, tr, td, tc, tt, o, w, fe, f)                              \
+	{                                                                                          \
+		.obuf = (ob), .ocount = (oc), .odt = (od), .rbuf = (rb), .rcount = (rc),           \
+		.rdt = (rd), .target = (tr), .disp = (td), .tcount = (tc), .tdt = (tt), .op = (o), \
+		.win = (w), .fetch = (fe), .fname = (f)                                            \
+	}
+
+MPIL_PMPI_ALIAS(Accumulate)
+int PMPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+		    int target_rank, MPI_Aint target_disp, int target_count,
+		    MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+{
+	acc_t a =
+	    ACC_CALL(origin_addr, origin_count, origin_datatype, NULL, 0, NULL, target_rank,
+		     target_disp, target_count, target_datatype, op, win, false, "MPI_Accumulate");
+
+	return acc_do(&a);
+}
+
+MPIL_PMPI_ALIAS(Raccumulate)
+int PMPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+		     int target_rank, MPI_Aint target_disp, int target_count,
+		     MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
+{
+	acc_t a =
+	    ACC_CALL(origin_addr, origin_count, origin_datatype, NULL, 0, NULL, target_rank,
+		     target_disp, target_count, target_datatype, op, win, false, "MPI_Raccumulate");
+
+	a.rform = true;
+	a.request = request;
+	return acc_do(&a);
+}
+
+MPIL_PMPI_ALIAS(Get_accumulate)
+int PMPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+			void *result_addr, int result_count, MPI_Datatype result_datatype,
+			int target_rank, MPI_Aint target_disp, int target_count,
+			MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+{
+	acc_t a = ACC_CALL(origin_addr, origin_count, origin_datatype, result_addr, result_count,
+			   result_datatype, target_rank, target_disp, target_count, target_datatype,
+			   op, win, true, "MPI_Get_accumulate");
+
+	return acc_do(&a);
+}
+
+MPIL_PMPI_ALIAS(Rget_accumulate)
+int PMPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+			 void *result_addr, int result_count, MPI_Datatype result_datatype,
+			 int target_rank, MPI_Aint target_disp, int target_count,
+			 MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
+{
+	acc_t a = ACC_CALL(origin_addr, origin_count, origin_datatype, result_addr, result_count,
+			   result_datatype, target_rank, target_disp, target_count, target_datatype,
+			   op, win, true, "MPI_Rget_accumulate");
+
+	a.rform = true;
+	a.request = request;
+	return acc_do(&a);
+}
+
+MPIL_PMPI_ALIAS(Fetch_and_op)
+int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype,
+		      int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win)
+{
+	acc_t a = ACC_CALL(origin_addr, 1, datatype, result_addr, 1, datatype, target_rank,
+			   target_disp, 1, datatype, op, win, true, "MPI_Fetch_and_op");
+
+	a.single = true;
+	return acc_do(&a);
+}
+
+MPIL_PMPI_ALIAS(Compare_and_swap)
+int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr,
+			  MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win)
+{
+	acc_t a =
+	    ACC_CALL(origin_addr, 1, datatype, result_addr, 1, datatype, target_rank, target_disp,
+		     1, datatype, MPI_REPLACE, win, true, "MPI_Compare_and_swap");
+
+	a.single = true;
+	a.groups = MPIL_DTG_INT | MPIL_DTG_MULTI | MPIL_DTG_LOGICAL | MPIL_DTG_BYTE;
+	a.cmp = compare_addr;
+	return acc_do(&a);
+}

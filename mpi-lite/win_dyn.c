@@ -1,0 +1,377 @@
+/*
+ * win_dyn.c — dynamic windows (MPI-3.1 §11.2.4): MPI_Win_attach and
+ * MPI_Win_detach, the region table every member publishes in its control
+ * block, and how origins find the region an access lands in.
+ *
+ * The target never takes part: it writes its table with plain stores under
+ * a version word (a seqlock), origins read it one-sidedly.
+ *
+ *   target (attach / detach)               origin (mpil_win_dyn_target)
+ *   DYN_VERSION += 1   (odd: changing)     v1 = DYN_VERSION      odd? retry
+ *   write entries, DYN_COUNT               read DYN_COUNT, the entries
+ *   DYN_VERSION += 1   (even: stable)      v2 = DYN_VERSION      v1 != v2? retry
+ *
+ * An origin keeps a copy of each target's table with the keys unpacked
+ * (t->dyn) and reads the table again when an access falls outside every
+ * cached region, or, for a target whose control block is mapped here
+ * (node-local), as soon as the version differs from its copy's (one load
+ * per access). A remote target's detach is found out by the engine: the
+ * unmapped region's key no longer works there (verbs: the registration is
+ * gone), the operation fails with an engine error that the caller reports,
+ * and the target's memory is never touched.
+ */
+#include "win_int.h"
+
+#include <sched.h>
+#include <stdlib.h>
+
+/* How long an origin waits for a table that stays mid-update. */
+#define DYN_STUCK_SEC 30.0
+
+static mpil_win_region_t *table(MPI_Win win)
+{
+	return (mpil_win_region_t *)(win->ctl + mpil_win_ctl_regions(win->size));
+}
+
+static uint64_t key_hash(const unsigned char *k, size_t n)
+{
+	uint64_t h = 14695981039346656037ull;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ k[i]) * 1099511628211ull;
+	return h;
+}
+
+/* ---- the target's side -------------------------------------------------------------------- */
+
+static void table_open(MPI_Win win)
+{
+	__atomic_store_n(&win->ctl[MPIL_WCTL_DYN_VERSION], win->ctl[MPIL_WCTL_DYN_VERSION] + 1,
+			 __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+static void table_close(MPI_Win win)
+{
+	__atomic_store_n(&win->ctl[MPIL_WCTL_DYN_COUNT], (uint64_t)win->nattached,
+			 __ATOMIC_RELAXED);
+	__atomic_store_n(&win->ctl[MPIL_WCTL_DYN_VERSION], win->ctl[MPIL_WCTL_DYN_VERSION] + 1,
+			 __ATOMIC_RELEASE);
+}
+
+static int check_dynamic(MPI_Win win, const char *F)
+{
+	MPIL_CHECK(mpil_check_init(F));
+	MPIL_CHECK(mpil_win_check(win, F));
+	if (win->flavor != MPI_WIN_FLAVOR_DYNAMIC)
+		return mpil_win_err(win, MPI_ERR_RMA_FLAVOR, F,
+				    "not a window from MPI_Win_create_dynamic");
+	return MPI_SUCCESS;
+}
+
+MPIL_PMPI_ALIAS(Win_attach)
+int PMPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
+{
+	static const char F[] = "MPI_Win_attach";
+	uintptr_t lo = (uintptr_t)base, hi;
+	mpil_win_region_t *e;
+	unsigned char key[IBX_RKEY_PACKED_MAX];
+	size_t klen;
+	ibx_mem_t *mem;
+	ibx_status_t st;
+
+	MPIL_CHECK(check_dynamic(win, F));
+	if (size < 0)
+		return mpil_win_err(win, MPI_ERR_SIZE, F, "negative size %lld", (long long)size);
+	if (!base && size > 0)
+		return mpil_win_err(win, MPI_ERR_ARG, F, "base is NULL with size %lld",
+				    (long long)size);
+	if (__builtin_add_overflow(lo, (uintptr_t)size, &hi))
+		return mpil_win_err(win, MPI_ERR_RMA_ATTACH, F, "[%p, +%lld) wraps around", base,
+				    (long long)size);
+	if (win->nattached == MPIL_WIN_DYN_MAX)
+		return mpil_win_err(win, MPI_ERR_RMA_ATTACH, F,
+				    "%d regions are attached already (the most at a time)",
+				    MPIL_WIN_DYN_MAX);
+	for (int i = 0; i < win->nattached; i++) {
+		uintptr_t b = (uintptr_t)win->attached[i].base,
+			  bh = b + (uintptr_t)win->attached[i].size;
+
+		/* a region of size 0 still claims its base address (detach names it) */
+		if (b == lo || (lo < bh && b < hi))
+			return mpil_win_err(win, MPI_ERR_RMA_ATTACH, F,
+					    "[%p, +%lld) overlaps the attached region [%p, +%lld)",
+					    base, (long long)size, win->attached[i].base,
+					    (long long)win->attached[i].size);
+	}
+	/* an empty region is never accessed: it has no mapping and no key */
+	mem = NULL;
+	klen = 0;
+	st = size ? ibx_mem_map(mpil_g.ctx, base, (size_t)size, &mem) : IBX_OK;
+	if (st == IBX_OK && mem) {
+		klen = sizeof(key);
+		st = ibx_rkey_pack(mpil_g.ctx, mem, key, &klen);
+		if (st != IBX_OK)
+			ibx_mem_unmap(mpil_g.ctx, mem);
+	}
+	if (st != IBX_OK)
+		return mpil_win_err(win, MPI_ERR_RMA_ATTACH, F, "mapping [%p, +%lld): %s", base,
+				    (long long)size, ibx_status_str(st));
+	win->attached[win->nattached].base = base;
+	win->attached[win->nattached].size = size;
+	win->attached[win->nattached].mem = mem;
+	table_open(win);
+	e = &table(win)[win->nattached];
+	e->base = lo;
+	e->len = (uint64_t)size;
+	e->key_len = klen;
+	memcpy(e->key, key, klen);
+	win->nattached++;
+	table_close(win);
+	return MPI_SUCCESS;
+}
+
+MPIL_PMPI_ALIAS(Win_detach)
+int PMPI_Win_detach(MPI_Win win, const void *base)
+{
+	static const char F[] = "MPI_Win_detach";
+	ibx_mem_t *mem;
+	int i, last;
+
+	MPIL_CHECK(check_dynamic(win, F));
+	for (i = 0; i < win->nattached && win->attached[i].base != base; i++)
+		;
+	if (i == win->nattached)
+		return mpil_win_err(win, MPI_ERR_RMA_ATTACH, F,
+				    "no region attached at %p (%d attached)", (void *)base,
+				    win->nattached);
+	mem = win->attached[i].mem;
+	last = win->nattached - 1;
+	/* the last entry takes the freed place, in both tables */
+	table_open(win);
+	win->attached[i] = win->attached[last];
+	table(win)[i] = table(win)[last];
+	win->nattached--;
+	table_close(win);
+	/* from here a remote origin's stale key fails at the engine */
+	if (mem)
+		ibx_mem_unmap(mpil_g.ctx, mem);
+	return MPI_SUCCESS;
+}
+
+void mpil_win_dyn_release(MPI_Win win)
+{
+	for (int r = 0; win->t && r < win->size; r++) {
+		mpil_win_target_t *t = &win->t[r];
+
+		for (int i = 0; i < t->dyn_n; i++)
+			if (t->dyn[i].rk)
+				ibx_rkey_destroy(mpil_g.ctx, t->dyn[i].rk);
+		t->dyn_n = 0;
+	}
+	for (int i = 0; i < win->nattached; i++)
+		if (win->attached[i].mem)
+			ibx_mem_unmap(mpil_g.ctx, win->attached[i].mem);
+	win->nattached = 0;
+}
+
+/* ---- the origin's side ------------------------------------------------------------------- */
+
+/* @bytes of member @r's control block from word @word: loads when it is
+ * mapped here, else one engine read. */
+static ibx_status_t ctl_get(const mpil_win_target_t *t, size_t word, void *out, size_t bytes)
+{
+	ibx_request_t rq;
+	ibx_status_t st;
+
+	if (t->ctl_local) {
+		memcpy(out, t->ctl_local + word, bytes);
+		return IBX_OK;
+	}
+	rq.cb = NULL;
+	rq.user_data = NULL;
+	st = ibx_get(mpil_g.ctx, out, bytes, t->ctl_base + 8 * word, t->ctl_rk, &rq);
+	if (st == IBX_INPROGRESS)
+		st = mpil_ibx_wait(&rq);
+	return st;
+}
+
+static ibx_status_t ctl_word(const mpil_win_target_t *t, size_t word, uint64_t *v)
+{
+	if (t->ctl_local) {
+		*v = __atomic_load_n(&t->ctl_local[word], __ATOMIC_ACQUIRE);
+		return IBX_OK;
+	}
+	return ctl_get(t, word, v, 8);
+}
+
+/* One consistent copy of member @r's table into @tab (*n_p entries). */
+static int table_read(MPI_Win win, int r, mpil_win_region_t *tab, int *n_p, uint64_t *version_p,
+		      const char *fname)
+{
+	const mpil_win_target_t *t = &win->t[r];
+	size_t at = mpil_win_ctl_regions(win->size);
+	double start = 0;
+	unsigned spins = 0;
+	uint64_t v1, v2, n;
+	ibx_status_t st;
+
+	for (;; spins++) {
+		if (spins >= 64) {
+			if (start == 0)
+				start = ibx_time_sec();
+			else if (ibx_time_sec() - start > DYN_STUCK_SEC)
+				return mpil_win_err(win, MPI_ERR_OTHER, fname,
+						    "the region table of rank %d stayed mid-update "
+						    "for %.0f s",
+						    r, DYN_STUCK_SEC);
+			sched_yield();
+		}
+		st = ctl_word(t, MPIL_WCTL_DYN_VERSION, &v1);
+		if (st != IBX_OK)
+			break;
+		if (v1 & 1)
+			continue;
+		st = ctl_word(t, MPIL_WCTL_DYN_COUNT, &n);
+		if (st != IBX_OK)
+			break;
+		if (n > MPIL_WIN_DYN_MAX)
+			continue; /* torn: the version check below would fail too */
+		if (n)
+			st = ctl_get(t, at, tab, (size_t)n * sizeof(*tab));
+		if (st != IBX_OK)
+			break;
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		st = ctl_word(t, MPIL_WCTL_DYN_VERSION, &v2);
+		if (st != IBX_OK)
+			break;
+		if (v1 == v2) {
+			*n_p = (int)n;
+			*version_p = v1;
+			return MPI_SUCCESS;
+		}
+	}
+	return mpil_win_err(win, mpil_err_from_ibx(st), fname,
+			    "reading the region table of rank %d: %s", r, ibx_status_str(st));
+}
+
+/* Brings our copy of member @r's table up to date: keys of regions still
+ * there are kept, new ones unpacked, those of detached regions destroyed. */
+static int dyn_refresh(MPI_Win win, int r, const char *fname)
+{
+	mpil_win_target_t *t = &win->t[r];
+	mpil_win_dyn_region_t nd[MPIL_WIN_DYN_MAX];
+	mpil_win_region_t *tab;
+	ibx_status_t bad = IBX_OK;
+	uint64_t version = 0;
+	int n = 0, err, bad_i = -1;
+
+	tab = malloc(MPIL_WIN_DYN_MAX * sizeof(*tab));
+	if (!tab)
+		return mpil_win_err(win, MPI_ERR_NO_MEM, fname, "no memory for a region table");
+	err = table_read(win, r, tab, &n, &version, fname);
+	if (err != MPI_SUCCESS) {
+		free(tab);
+		return err;
+	}
+	for (int i = 0; i < n; i++) {
+		size_t klen = tab[i].key_len <= IBX_RKEY_PACKED_MAX ? tab[i].key_len : 0;
+		uint64_t h = key_hash(tab[i].key, klen);
+		int j;
+
+		nd[i] =
+		    (mpil_win_dyn_region_t){.base = tab[i].base, .len = tab[i].len, .key_hash = h};
+		for (j = 0; j < t->dyn_n; j++)
+			if (t->dyn[j].rk && t->dyn[j].base == nd[i].base &&
+			    t->dyn[j].len == nd[i].len && t->dyn[j].key_hash == h)
+				break;
+		if (j < t->dyn_n) {
+			nd[i].rk = t->dyn[j].rk; /* still attached: keep the key */
+			t->dyn[j].rk = NULL;
+			continue;
+		}
+		ibx_status_t st = IBX_OK;
+
+		if (nd[i].len == 0)
+			continue; /* empty: no key */
+		st = klen ? ibx_rkey_unpack(mpil_g.ctx, t->world, tab[i].key, klen, &nd[i].rk)
+			  : IBX_ERR_CORRUPT;
+		if (st != IBX_OK) {
+			nd[i].rk = NULL;
+			bad = st;
+			bad_i = i;
+		}
+	}
+	for (int j = 0; j < t->dyn_n; j++)
+		if (t->dyn[j].rk)
+			ibx_rkey_destroy(mpil_g.ctx, t->dyn[j].rk);
+	memcpy(t->dyn, nd, (size_t)n * sizeof(*nd));
+	t->dyn_n = n;
+	t->dyn_version = version;
+	if (bad != IBX_OK) {
+		err =
+		    mpil_win_err(win, mpil_err_from_ibx(bad), fname,
+				 "the key of rank %d's region [0x%llx, +%llu) does not unpack: %s",
+				 r, (unsigned long long)tab[bad_i].base,
+				 (unsigned long long)tab[bad_i].len, ibx_status_str(bad));
+	}
+	free(tab);
+	return err;
+}
+
+static const mpil_win_dyn_region_t *dyn_find(const mpil_win_target_t *t, uint64_t a, uint64_t b)
+{
+	for (int i = 0; i < t->dyn_n; i++)
+		if (a >= t->dyn[i].base && b <= t->dyn[i].base + t->dyn[i].len)
+			return &t->dyn[i];
+	return NULL;
+}
+
+int mpil_win_dyn_target(MPI_Win win, int target, MPI_Aint target_disp, MPI_Aint lo, MPI_Aint hi,
+			uint64_t *raddr_p, ibx_rkey_t **rk_p, const char *fname)
+{
+	mpil_win_target_t *t = &win->t[target];
+	const mpil_win_dyn_region_t *d;
+	bool fresh = false;
+	MPI_Aint a, b;
+	int err;
+
+	if (ibx_unlikely(__builtin_add_overflow(target_disp, lo, &a) ||
+			 __builtin_add_overflow(target_disp, hi, &b)))
+		return mpil_win_err(win, MPI_ERR_RMA_RANGE, fname,
+				    "address 0x%llx with the datatype's bounds overflows",
+				    (unsigned long long)target_disp);
+	*raddr_p = (uint64_t)target_disp;
+	*rk_p = NULL;
+	if (hi <= lo)
+		return MPI_SUCCESS; /* nothing is accessed */
+	if (ibx_unlikely(a < 0))
+		return mpil_win_err(win, MPI_ERR_RMA_RANGE, fname,
+				    "address 0x%llx%+lld is not in rank %d's address space",
+				    (unsigned long long)target_disp, (long long)lo, target);
+	/* a node-local target's version is one load away: follow every change */
+	if (t->ctl_local && __atomic_load_n(&t->ctl_local[MPIL_WCTL_DYN_VERSION],
+					    __ATOMIC_ACQUIRE) != t->dyn_version) {
+		MPIL_CHECK(dyn_refresh(win, target, fname));
+		fresh = true;
+	}
+	d = dyn_find(t, (uint64_t)a, (uint64_t)b);
+	if (!d && !fresh) {
+		err = dyn_refresh(win, target, fname);
+		if (err != MPI_SUCCESS)
+			return err;
+		d = dyn_find(t, (uint64_t)a, (uint64_t)b);
+	}
+	if (!d)
+		return mpil_win_err(win, MPI_ERR_RMA_RANGE, fname,
+				    "no region attached at rank %d holds [0x%llx, 0x%llx) (%d "
+				    "attached)",
+				    target, (unsigned long long)a, (unsigned long long)b, t->dyn_n);
+	if (!d->rk)
+		return mpil_win_err(win, MPI_ERR_OTHER, fname,
+				    "the key of rank %d's region [0x%llx, +%llu) did not unpack",
+				    target, (unsigned long long)d->base,
+				    (unsigned long long)d->len);
+	*rk_p = d->rk;
+	return MPI_SUCCESS;
+}
