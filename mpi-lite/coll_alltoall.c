@@ -104,7 +104,7 @@ int mpil_coll_alltoall(const coll_grp_t *g, mpil_coll_op_t op, const coll_lay_t 
 			       .props = send->len == recv->len ? MPIL_COLL_SAME_BLOCKS : 0};
 	int me = g->rank;
 
-	switch (mpil_coll_select(&q)) {
+	switch (mpil_coll_choose(&q)) {
 	case MPIL_COLL_ALG_BRUCK:
 		if (lay_ptr(recv, me) != lay_ptr(send, me))
 			memcpy(lay_ptr(recv, me), lay_ptr(send, me), send->len);

@@ -69,7 +69,7 @@ int mpil_barrier(MPI_Comm comm)
 		return MPI_SUCCESS;
 	q.p = g.size;
 	q.props = mpil_coll_where(&g);
-	switch (mpil_coll_select(&q)) {
+	switch (mpil_coll_choose(&q)) {
 	case MPIL_COLL_ALG_NODE_AWARE: return barrier_node_aware(comm);
 	case MPIL_COLL_ALG_DISSEMINATION: return barrier_dissemination(&g);
 	default: return MPI_ERR_INTERN;

@@ -153,7 +153,7 @@ static int bcast_run(const coll_grp_t *g, void *buf, size_t len, int root, int t
 
 	if (g->size == 1 || len == 0)
 		return MPI_SUCCESS;
-	switch (mpil_coll_select(&q)) {
+	switch (mpil_coll_choose(&q)) {
 	case MPIL_COLL_ALG_NODE_AWARE: return bcast_node_aware(g, buf, len, root, where);
 	case MPIL_COLL_ALG_LINEAR: return bcast_linear(g, buf, len, root, tag);
 	case MPIL_COLL_ALG_SCATTER_RING: return bcast_scatter_ring(g, buf, len, root);

@@ -126,7 +126,7 @@ int mpil_coll_gather(const coll_grp_t *g, mpil_coll_op_t op, int root, const voi
 {
 	mpil_coll_query_t q = {.op = op, .p = g->size, .bytes = recv->len};
 
-	switch (mpil_coll_select(&q)) {
+	switch (mpil_coll_choose(&q)) {
 	case MPIL_COLL_ALG_BINOMIAL: return gather_binomial(g, root, mine, mylen, recv);
 	case MPIL_COLL_ALG_LINEAR: return gather_linear(g, root, mine, mylen, recv);
 	default: return MPI_ERR_INTERN;
@@ -212,7 +212,7 @@ int mpil_coll_scatter(const coll_grp_t *g, mpil_coll_op_t op, int root, const co
 {
 	mpil_coll_query_t q = {.op = op, .p = g->size, .bytes = send->len};
 
-	switch (mpil_coll_select(&q)) {
+	switch (mpil_coll_choose(&q)) {
 	case MPIL_COLL_ALG_BINOMIAL: return scatter_binomial(g, root, send, mine, mylen);
 	case MPIL_COLL_ALG_LINEAR: return scatter_linear(g, root, send, mine, mylen);
 	default: return MPI_ERR_INTERN;
@@ -266,7 +266,7 @@ int mpil_coll_allgather(const coll_grp_t *g, mpil_coll_op_t op, const coll_lay_t
 {
 	mpil_coll_query_t q = {.op = op, .p = g->size, .bytes = (size_t)g->size * recv->len};
 
-	switch (mpil_coll_select(&q)) {
+	switch (mpil_coll_choose(&q)) {
 	case MPIL_COLL_ALG_BRUCK: return allgather_bruck(g, recv);
 	case MPIL_COLL_ALG_RING: return mpil_coll_allgather_ring(g, recv);
 	default: return MPI_ERR_INTERN;

@@ -272,7 +272,7 @@ static int reduce_run(const coll_grp_t *g, const void *in, void *rbuf, int n, co
 		red_copy(rd, rbuf, in, n);
 		return MPI_SUCCESS;
 	}
-	switch (mpil_coll_select(&q)) {
+	switch (mpil_coll_choose(&q)) {
 	case MPIL_COLL_ALG_NODE_AWARE: return reduce_node_aware(g, in, rbuf, n, rd, root);
 	case MPIL_COLL_ALG_RS_GATHER: return reduce_rs_gather(g, in, rbuf, n, rd, root);
 	case MPIL_COLL_ALG_BINOMIAL: return reduce_binomial(g, in, rbuf, n, rd, root);
@@ -518,7 +518,7 @@ static int allreduce_run(const coll_grp_t *g, const void *sbuf, void *rbuf, int 
 		allreduce_in_place(rd, sbuf, rbuf, n);
 		return MPI_SUCCESS;
 	}
-	switch (mpil_coll_select(&q)) {
+	switch (mpil_coll_choose(&q)) {
 	case MPIL_COLL_ALG_NODE_AWARE: return allreduce_node_aware(g, sbuf, rbuf, n, rd);
 	case MPIL_COLL_ALG_PAIR: return allreduce_pair(g, sbuf, rbuf, n, rd);
 	case MPIL_COLL_ALG_RABENSEIFNER:
@@ -659,7 +659,7 @@ int mpil_coll_reduce_scatter(const coll_grp_t *g, const void *sbuf, void *rbuf, 
 	q.bytes = red_span(rd, total);
 	q.count = total;
 	q.props = coll_red_props(rd);
-	switch (mpil_coll_select(&q)) {
+	switch (mpil_coll_choose(&q)) {
 	case MPIL_COLL_ALG_RING:
 		err = rs_ring_all(g, in, acc, rbuf, counts, displs, total, maxseg, rd);
 		break;

@@ -88,7 +88,7 @@ int mpil_coll_scan(const coll_grp_t *g, const void *sbuf, void *rbuf, int n, con
 			       .count = n,
 			       .props = coll_red_props(rd)};
 
-	switch (mpil_coll_select(&q)) {
+	switch (mpil_coll_choose(&q)) {
 	case MPIL_COLL_ALG_REC_DOUBLING:
 		return scan_recursive_doubling(g, sbuf, rbuf, n, rd, exclusive);
 	default: return MPI_ERR_INTERN;

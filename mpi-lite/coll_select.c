@@ -143,6 +143,8 @@ static bool rule_holds(const coll_rule_t *r, const mpil_coll_query_t *q, unsigne
 	       (!r->n_above || q->bytes > r->n_above) && (!r->n_upto || q->bytes <= r->n_upto);
 }
 
+mpil_coll_memo_t mpil_coll_memo[MPIL_COLL_NOPS];
+
 mpil_coll_alg_t mpil_coll_select(const mpil_coll_query_t *q)
 {
 	unsigned props = q->props | (q->count >= q->p ? MPIL_COLL_SPLITS : 0);

@@ -82,6 +82,30 @@ typedef struct mpil_coll_query {
 
 /* The algorithm of the first row of @q->op whose conditions hold. */
 mpil_coll_alg_t mpil_coll_select(const mpil_coll_query_t *q);
+
+/* The last answer per collective: programs call a collective with the same
+ * group and sizes again and again, and an 8-byte collective costs less
+ * than 100 ns, so the table walk is skipped when nothing changed. (mpi-lite
+ * serialises its callers: MPI_THREAD_SERIALIZED at most.) */
+typedef struct mpil_coll_memo {
+	int p;
+	unsigned props;
+	size_t bytes;
+	long long count;
+	mpil_coll_alg_t alg; /* MPIL_COLL_ALG_NONE: empty */
+} mpil_coll_memo_t;
+extern mpil_coll_memo_t mpil_coll_memo[MPIL_COLL_NOPS];
+
+static inline mpil_coll_alg_t mpil_coll_choose(const mpil_coll_query_t *q)
+{
+	mpil_coll_memo_t *m = &mpil_coll_memo[q->op];
+
+	if (m->alg != MPIL_COLL_ALG_NONE && m->p == q->p && m->bytes == q->bytes &&
+	    m->count == q->count && m->props == q->props)
+		return m->alg;
+	*m = (mpil_coll_memo_t){q->p, q->props, q->bytes, q->count, mpil_coll_select(q)};
+	return m->alg;
+}
 const char *mpil_coll_alg_name(mpil_coll_alg_t alg);
 const char *mpil_coll_op_name(mpil_coll_op_t op);
 
