@@ -525,7 +525,6 @@ int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit,
 	static const char F[] = "MPI_Win_shared_query";
 	int r = rank;
 
-	MPIL_CHECK(mpil_check_init(F));
 	MPIL_CHECK(mpil_win_check(win, F));
 	if (!size || !disp_unit || !baseptr)
 		return mpil_win_err(win, MPI_ERR_ARG, F, "%s is NULL",

@@ -544,7 +544,6 @@ static int acc_check(acc_t *a)
 	const char *f = a->fname;
 	size_t tb, ob, rb;
 
-	MPIL_CHECK(mpil_check_init(f));
 	MPIL_CHECK(mpil_win_check(win, f));
 	if (ibx_unlikely(a->rform && !a->request))
 		return mpil_win_err(win, MPI_ERR_ARG, f, "request is NULL");

@@ -71,20 +71,15 @@ int mpil_win_err(MPI_Win win, int errclass, const char *fname, const char *fmt, 
 	}
 }
 
-int mpil_win_check(MPI_Win win, const char *fname)
+int mpil_win_check_failed(MPI_Win win, const char *fname)
 {
-	if (ibx_likely(mpil_win_valid(win)))
+	MPIL_CHECK(mpil_check_init(fname));
+	if (mpil_win_valid(win))
 		return MPI_SUCCESS;
 	if (!win)
 		return mpil_err(NULL, MPI_ERR_WIN, fname, "window is MPI_WIN_NULL");
 	return mpil_err(NULL, MPI_ERR_WIN, fname, "invalid window handle %p%s", (void *)win,
 			win->magic == MPIL_MAGIC_DEAD ? " (freed)" : "");
-}
-
-static int check(MPI_Win win, const char *fname)
-{
-	MPIL_CHECK(mpil_check_init(fname));
-	return mpil_win_check(win, fname);
 }
 
 /* ---- error handlers ------------------------------------------------------------------------ */
@@ -117,7 +112,7 @@ int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
 	static const char F[] = "MPI_Win_set_errhandler";
 	MPI_Errhandler old;
 
-	MPIL_CHECK(check(win, F));
+	MPIL_CHECK(mpil_win_check(win, F));
 	if (!errhandler || errhandler->magic != MPIL_MAGIC_ERRH)
 		return mpil_win_err(win, MPI_ERR_ARG, F, "invalid error handler %p",
 				    (void *)errhandler);
@@ -139,7 +134,7 @@ int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler)
 {
 	static const char F[] = "MPI_Win_get_errhandler";
 
-	MPIL_CHECK(check(win, F));
+	MPIL_CHECK(mpil_win_check(win, F));
 	if (!errhandler)
 		return mpil_win_err(win, MPI_ERR_ARG, F, "errhandler is NULL");
 	/* the caller owns a reference (MPI_Errhandler_free releases it) */
@@ -154,7 +149,7 @@ int PMPI_Win_call_errhandler(MPI_Win win, int errorcode)
 {
 	static const char F[] = "MPI_Win_call_errhandler";
 
-	MPIL_CHECK(check(win, F));
+	MPIL_CHECK(mpil_win_check(win, F));
 	mpil_win_err(win, errorcode, F, "raised by the application");
 	return MPI_SUCCESS;
 }
@@ -167,7 +162,7 @@ int PMPI_Win_get_group(MPI_Win win, MPI_Group *group)
 	static const char F[] = "MPI_Win_get_group";
 	int err;
 
-	MPIL_CHECK(check(win, F));
+	MPIL_CHECK(mpil_win_check(win, F));
 	if (!group)
 		return mpil_win_err(win, MPI_ERR_ARG, F, "group is NULL");
 	/* the window's communicator returns errors (MPI_ERRORS_RETURN) */
@@ -182,7 +177,7 @@ int PMPI_Win_set_name(MPI_Win win, const char *win_name)
 {
 	static const char F[] = "MPI_Win_set_name";
 
-	MPIL_CHECK(check(win, F));
+	MPIL_CHECK(mpil_win_check(win, F));
 	if (!win_name)
 		return mpil_win_err(win, MPI_ERR_ARG, F, "win_name is NULL");
 	/* longer names are cut to MPI_MAX_OBJECT_NAME - 1 characters */
@@ -195,7 +190,7 @@ int PMPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen)
 {
 	static const char F[] = "MPI_Win_get_name";
 
-	MPIL_CHECK(check(win, F));
+	MPIL_CHECK(mpil_win_check(win, F));
 	if (!win_name || !resultlen)
 		return mpil_win_err(win, MPI_ERR_ARG, F, "%s is NULL",
 				    win_name ? "resultlen" : "win_name");
@@ -278,7 +273,7 @@ int PMPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val)
 	static const char F[] = "MPI_Win_set_attr";
 	int err;
 
-	MPIL_CHECK(check(win, F));
+	MPIL_CHECK(mpil_win_check(win, F));
 	if (!mpil_keyval_valid(MPIL_ATTR_WIN, win_keyval))
 		return bad_keyval(win, win_keyval, F);
 	err = mpil_attrs_set(win, &win->attrs, win_keyval, attribute_val);
@@ -299,7 +294,7 @@ int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *fla
 	static const char F[] = "MPI_Win_get_attr";
 	void *v;
 
-	MPIL_CHECK(check(win, F));
+	MPIL_CHECK(mpil_win_check(win, F));
 	if (!attribute_val || !flag)
 		return mpil_win_err(win, MPI_ERR_ARG, F, "%s is NULL",
 				    flag ? "attribute_val" : "flag");
@@ -327,7 +322,7 @@ int PMPI_Win_delete_attr(MPI_Win win, int win_keyval)
 	static const char F[] = "MPI_Win_delete_attr";
 	int err;
 
-	MPIL_CHECK(check(win, F));
+	MPIL_CHECK(mpil_win_check(win, F));
 	if (!mpil_keyval_valid(MPIL_ATTR_WIN, win_keyval))
 		return bad_keyval(win, win_keyval, F);
 	err = mpil_attrs_delete(win, &win->attrs, win_keyval);
@@ -540,7 +535,7 @@ int PMPI_Win_set_info(MPI_Win win, MPI_Info info)
 {
 	static const char F[] = "MPI_Win_set_info";
 
-	MPIL_CHECK(check(win, F));
+	MPIL_CHECK(mpil_win_check(win, F));
 	if (!info || *(const uint32_t *)info != MPIL_MAGIC_INFO)
 		return mpil_win_err(win, MPI_ERR_INFO, F, "invalid info handle %p%s", (void *)info,
 				    info ? "" : " (MPI_INFO_NULL)");
@@ -555,7 +550,7 @@ int PMPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
 	MPI_Info info = MPI_INFO_NULL;
 	int err;
 
-	MPIL_CHECK(check(win, F));
+	MPIL_CHECK(mpil_win_check(win, F));
 	if (!info_used)
 		return mpil_win_err(win, MPI_ERR_ARG, F, "info_used is NULL");
 	err = win->info ? mpil_info_copy(win->info, &info) : PMPI_Info_create(&info);

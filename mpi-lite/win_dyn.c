@@ -61,7 +61,6 @@ static void table_close(MPI_Win win)
 
 static int check_dynamic(MPI_Win win, const char *F)
 {
-	MPIL_CHECK(mpil_check_init(F));
 	MPIL_CHECK(mpil_win_check(win, F));
 	if (win->flavor != MPI_WIN_FLAVOR_DYNAMIC)
 		return mpil_win_err(win, MPI_ERR_RMA_FLAVOR, F,

@@ -197,8 +197,16 @@ static inline bool mpil_win_valid(MPI_Win win)
  */
 int mpil_win_err(MPI_Win win, int errclass, const char *fname, const char *fmt, ...)
     __attribute__((cold, noinline, format(printf, 4, 5)));
-/* MPI_SUCCESS, or MPI_ERR_WIN reported on MPI_COMM_WORLD. */
-int mpil_win_check(MPI_Win win, const char *fname);
+/* The first check of every window call: MPI is initialised (else the
+ * state error) and @win is a live window (else MPI_ERR_WIN, reported on
+ * MPI_COMM_WORLD). The failure report is out of line. */
+int mpil_win_check_failed(MPI_Win win, const char *fname) __attribute__((cold, noinline));
+static inline int mpil_win_check(MPI_Win win, const char *fname)
+{
+	if (ibx_likely(mpil_initialized() && mpil_win_valid(win)))
+		return MPI_SUCCESS;
+	return mpil_win_check_failed(win, fname);
+}
 /* Reads the hints of @info into @win (creation and MPI_Win_set_info). */
 int mpil_win_apply_info(MPI_Win win, MPI_Info info, const char *fname);
 /* Runs the delete callbacks of @win's attributes (MPI_Win_free). */

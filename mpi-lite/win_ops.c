@@ -250,7 +250,6 @@ static int check_match(MPI_Win win, MPI_Datatype sdt, int scount, MPI_Datatype r
 static int check_xfer(bool put, int ocount, MPI_Datatype odt, int tcount, MPI_Datatype tdt,
 		      MPI_Win win, size_t *nbytes_p, const char *fname)
 {
-	MPIL_CHECK(mpil_check_init(fname));
 	MPIL_CHECK(mpil_win_check(win, fname));
 	MPIL_CHECK(mpil_win_check_data(win, ocount, odt, "origin", fname));
 	MPIL_CHECK(mpil_win_check_data(win, tcount, tdt, "target", fname));
@@ -418,7 +417,6 @@ int PMPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, 
 
 static int check_request_arg(MPI_Win win, MPI_Request *request, const char *fname)
 {
-	MPIL_CHECK(mpil_check_init(fname));
 	MPIL_CHECK(mpil_win_check(win, fname));
 	if (ibx_unlikely(!request))
 		return mpil_win_err(win, MPI_ERR_ARG, fname, "request is NULL");

@@ -64,12 +64,6 @@ static const char *epoch_name(int access)
 	return "no epoch";
 }
 
-static int check_win(MPI_Win win, const char *fname)
-{
-	MPIL_CHECK(mpil_check_init(fname));
-	return mpil_win_check(win, fname);
-}
-
 static int check_assert(MPI_Win win, int asserts, int allowed, const char *fname)
 {
 	if (ibx_likely((asserts & ~allowed) == 0))
@@ -266,7 +260,7 @@ int PMPI_Win_fence(int asserts, MPI_Win win)
 	bool dirty;
 	int err;
 
-	MPIL_CHECK(check_win(win, F));
+	MPIL_CHECK(mpil_win_check(win, F));
 	MPIL_CHECK(check_assert(win, asserts, FENCE_ASSERTS, F));
 	if (win->access != MPIL_EPOCH_NONE && win->access != MPIL_EPOCH_FENCE)
 		return mpil_win_err(win, MPI_ERR_RMA_SYNC, F, "%s is open",
@@ -315,7 +309,7 @@ int PMPI_Win_post(MPI_Group group, int asserts, MPI_Win win)
 {
 	static const char F[] = "MPI_Win_post";
 
-	MPIL_CHECK(check_win(win, F));
+	MPIL_CHECK(mpil_win_check(win, F));
 	MPIL_CHECK(check_assert(win, asserts, POST_ASSERTS, F));
 	MPIL_CHECK(check_group(win, group, F));
 	if (win->post_group)
@@ -366,7 +360,7 @@ int PMPI_Win_start(MPI_Group group, int asserts, MPI_Win win)
 	static const char F[] = "MPI_Win_start";
 	posts_wait_t pw = {.g = group};
 
-	MPIL_CHECK(check_win(win, F));
+	MPIL_CHECK(mpil_win_check(win, F));
 	MPIL_CHECK(check_assert(win, asserts, MPI_MODE_NOCHECK, F));
 	MPIL_CHECK(check_group(win, group, F));
 	MPIL_CHECK(check_no_access(win, F));
@@ -386,7 +380,7 @@ int PMPI_Win_complete(MPI_Win win)
 	MPI_Group g;
 	int err;
 
-	MPIL_CHECK(check_win(win, F));
+	MPIL_CHECK(mpil_win_check(win, F));
 	if (win->access != MPIL_EPOCH_PSCW)
 		return mpil_win_err(win, MPI_ERR_RMA_SYNC, F,
 				    "no access epoch of MPI_Win_start is open (%s)",
@@ -429,7 +423,7 @@ int PMPI_Win_wait(MPI_Win win)
 {
 	static const char F[] = "MPI_Win_wait";
 
-	MPIL_CHECK(check_win(win, F));
+	MPIL_CHECK(mpil_win_check(win, F));
 	MPIL_CHECK(check_exposure(win, F));
 	MPIL_CHECK(mpil_win_wait_until(win, all_completed, NULL, F));
 	exposure_end(win);
@@ -463,7 +457,7 @@ int PMPI_Win_test(MPI_Win win, int *flag)
 {
 	static const char F[] = "MPI_Win_test";
 
-	MPIL_CHECK(check_win(win, F));
+	MPIL_CHECK(mpil_win_check(win, F));
 	if (!flag)
 		return mpil_win_err(win, MPI_ERR_ARG, F, "flag is NULL");
 	MPIL_CHECK(check_exposure(win, F));
@@ -495,7 +489,7 @@ int PMPI_Win_lock(int lock_type, int rank, int asserts, MPI_Win win)
 	static const char F[] = "MPI_Win_lock";
 	mpil_win_target_t *t;
 
-	MPIL_CHECK(check_win(win, F));
+	MPIL_CHECK(mpil_win_check(win, F));
 	if (lock_type != MPI_LOCK_SHARED && lock_type != MPI_LOCK_EXCLUSIVE)
 		return mpil_win_err(win, MPI_ERR_LOCKTYPE, F,
 				    "lock type %d is neither MPI_LOCK_SHARED nor "
@@ -551,7 +545,7 @@ int PMPI_Win_unlock(int rank, MPI_Win win)
 	static const char F[] = "MPI_Win_unlock";
 	int err;
 
-	MPIL_CHECK(check_win(win, F));
+	MPIL_CHECK(mpil_win_check(win, F));
 	if (rank == MPI_PROC_NULL)
 		return MPI_SUCCESS;
 	MPIL_CHECK(check_rank(win, rank, F));
@@ -570,7 +564,7 @@ int PMPI_Win_lock_all(int asserts, MPI_Win win)
 {
 	static const char F[] = "MPI_Win_lock_all";
 
-	MPIL_CHECK(check_win(win, F));
+	MPIL_CHECK(mpil_win_check(win, F));
 	MPIL_CHECK(check_assert(win, asserts, MPI_MODE_NOCHECK, F));
 	MPIL_CHECK(check_locks_allowed(win, F));
 	MPIL_CHECK(check_no_access(win, F));
@@ -591,7 +585,7 @@ int PMPI_Win_unlock_all(MPI_Win win)
 	static const char F[] = "MPI_Win_unlock_all";
 	int first = MPI_SUCCESS;
 
-	MPIL_CHECK(check_win(win, F));
+	MPIL_CHECK(mpil_win_check(win, F));
 	if (win->access != MPIL_EPOCH_LOCK_ALL)
 		return mpil_win_err(win, MPI_ERR_RMA_SYNC, F,
 				    "no epoch of MPI_Win_lock_all is open (%s)",
@@ -627,7 +621,7 @@ static int check_passive(MPI_Win win, int rank, const char *fname)
 
 static int flush_one(int rank, MPI_Win win, const char *fname)
 {
-	MPIL_CHECK(check_win(win, fname));
+	MPIL_CHECK(mpil_win_check(win, fname));
 	if (rank != MPI_PROC_NULL)
 		MPIL_CHECK(check_rank(win, rank, fname));
 	MPIL_CHECK(check_passive(win, rank == MPI_PROC_NULL ? -1 : rank, fname));
@@ -638,7 +632,7 @@ static int flush_one(int rank, MPI_Win win, const char *fname)
 
 static int flush_all(MPI_Win win, const char *fname)
 {
-	MPIL_CHECK(check_win(win, fname));
+	MPIL_CHECK(mpil_win_check(win, fname));
 	MPIL_CHECK(check_passive(win, -1, fname));
 	return flush_dirty(win, fname);
 }
@@ -676,7 +670,7 @@ int PMPI_Win_sync(MPI_Win win)
 {
 	static const char F[] = "MPI_Win_sync";
 
-	MPIL_CHECK(check_win(win, F));
+	MPIL_CHECK(mpil_win_check(win, F));
 	atomic_thread_fence(memory_order_seq_cst);
 	return MPI_SUCCESS;
 }

@@ -283,7 +283,7 @@ ibx_status_t ibx_mem_unmap(ibx_ctx_t *ctx, ibx_mem_t *mem)
 
 /* ---- packing ---------------------------------------------------------------------- */
 
-static uint32_t key_checksum(const unsigned char *b, size_t n)
+uint32_t ibx_rma_key_checksum(const unsigned char *b, size_t n)
 {
 	uint32_t h = 2166136261u;
 
@@ -329,13 +329,8 @@ ibx_status_t ibx_rkey_pack(ibx_ctx_t *ctx, const ibx_mem_t *mem, void *buf, size
 	put32(b, 36, (uint32_t)(mem->allocated ? mem->seg_fd : -1));
 	put64(b, 40, (uint64_t)(mem->allocated ? mem->seg_len : 0));
 	put32(b, 48, (uint32_t)(st->ctl ? st->ctl_fd : -1));
-	put32(b, 52, key_checksum(b, 52));
+	put32(b, 52, ibx_rma_key_checksum(b, 52));
 	memcpy(buf, b, RMA_KEY_LEN);
 	*len_p = RMA_KEY_LEN;
 	return IBX_OK;
-}
-
-uint32_t ibx_rma_key_checksum(const unsigned char *b, size_t n)
-{
-	return key_checksum(b, n);
 }
