@@ -387,24 +387,22 @@ ibx_status_t ibx_atomic(ibx_ctx_t *ctx, ibx_atomic_op_t op, uint64_t value, uint
 
 /* ---- flush ------------------------------------------------------------------------- */
 
-ibx_status_t ibx_flush(ibx_ctx_t *ctx, int peer)
+/* Completes the engine operations towards @peer (those through a path:
+ * direct and CMA operations are complete when they return). */
+static ibx_status_t flush_peer(ibx_ctx_t *ctx, rma_state_t *st, int peer)
 {
-	rma_state_t *st;
 	ibx_peer_t *p;
 
-	if (!ctx || peer < 0 || peer >= ctx->size)
-		return IBX_ERR_INVALID_PARAM;
-	/* direct and CMA operations are complete when they return; order
-	 * them before whatever the caller does next */
-	atomic_thread_fence(memory_order_seq_cst);
-	st = ctx->rma;
-	if (st && peer == ctx->rank && st->self_touched) {
-		ibx_peer_t *lb = ibx_qp_path_self(ctx);
+	if (peer == ctx->rank) {
+		ibx_peer_t *lb;
 
+		if (!st->self_touched)
+			return IBX_OK;
 		st->self_touched = false;
+		lb = ibx_qp_path_self(ctx);
 		return lb ? lb->ops->flush(lb) : IBX_ERR_UNREACHABLE;
 	}
-	if (!st || peer == ctx->rank || !st->touched[peer])
+	if (!st->touched[peer])
 		return IBX_OK;
 	p = &ctx->peers[peer];
 	if (p->error != IBX_OK)
@@ -413,14 +411,26 @@ ibx_status_t ibx_flush(ibx_ctx_t *ctx, int peer)
 	return p->ops->flush(p);
 }
 
+ibx_status_t ibx_flush(ibx_ctx_t *ctx, int peer)
+{
+	if (!ctx || peer < 0 || peer >= ctx->size)
+		return IBX_ERR_INVALID_PARAM;
+	/* order direct and CMA operations before whatever the caller does next */
+	atomic_thread_fence(memory_order_seq_cst);
+	return ctx->rma ? flush_peer(ctx, ctx->rma, peer) : IBX_OK;
+}
+
 ibx_status_t ibx_flush_all(ibx_ctx_t *ctx)
 {
 	ibx_status_t first = IBX_OK;
 
 	if (!ctx)
 		return IBX_ERR_INVALID_PARAM;
+	atomic_thread_fence(memory_order_seq_cst);
+	if (!ctx->rma)
+		return IBX_OK;
 	for (int r = 0; r < ctx->size; r++) {
-		ibx_status_t s = ibx_flush(ctx, r);
+		ibx_status_t s = flush_peer(ctx, ctx->rma, r);
 
 		if (s != IBX_OK && first == IBX_OK)
 			first = s;
