@@ -128,12 +128,13 @@ $(LIBMPIL_SO): $(MPIL_OBJS) $(IBX_OBJS) mpi-lite/libmpilite.map
 $(MPIRUN_BIN): $(RUN_OBJS) $(LIBIBX_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $(RUN_OBJS) $(LIBIBX_A) $(LDLIBS_ALL)
-# ibtest prints every configuration section, mpi-lite's and mpilite-run's too,
-# and mpi-lite's table of collective algorithms (coll_select.c stands alone).
-IBTEST_CONFIG_OBJS := $(call obj,mpi-lite/config.c mpi-lite/run/run_config.c mpi-lite/coll_select.c)
-$(IBTEST_BIN): $(IBTEST_OBJS) $(IBTEST_CONFIG_OBJS) $(LIBIBX_A)
+# ibtest links mpi-lite (its one-sided commands are MPI programs; `ibtest info`
+# prints mpi-lite's configuration and collective table from it) and, for
+# `ibtest info`, mpilite-run's configuration section.
+IBTEST_CONFIG_OBJS := $(call obj,mpi-lite/run/run_config.c)
+$(IBTEST_BIN): $(IBTEST_OBJS) $(IBTEST_CONFIG_OBJS) $(LIBMPIL_A) $(LIBIBX_A)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_LDFLAGS) -o $@ $(IBTEST_OBJS) $(IBTEST_CONFIG_OBJS) $(LIBIBX_A) $(LDLIBS_ALL)
+	$(CC) $(ALL_LDFLAGS) -o $@ $(IBTEST_OBJS) $(IBTEST_CONFIG_OBJS) $(LIBMPIL_A) $(LIBIBX_A) $(LDLIBS_ALL)
 
 # mpilite-cc: a wrapper that knows where it was built or installed.
 $(MPICC_BIN): mpi-lite/mpilite-cc.in Makefile

@@ -66,5 +66,10 @@ void ibtest_report_lat(ibtest_report_t *r, size_t bytes, unsigned iters, double 
 void ibtest_report_bw(ibtest_report_t *r, size_t bytes, unsigned iters, double bw_peak_MBps,
 		      double bw_avg_MBps, double msg_rate_Mpps);
 void ibtest_report_end(ibtest_report_t *r);
+/* A row of a command's own shape (its table is its own): @fmt writes the
+ * members between the row's braces, e.g. "\"bytes\": %zu, \"MBps\": %.6g";
+ * numbers must be finite. Collected only when r->json is set. */
+void ibtest_report_json_row(ibtest_report_t *r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 #endif

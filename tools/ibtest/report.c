@@ -23,6 +23,10 @@
  * stdout carries one JSON document, written by ibtest_report_end():
  *
  *   {"test": "shm_lat", "results": [{"type": "lat", "bytes": 8, ...}, ...]}
+ *
+ * Commands with tables of their own (the osu-style rma_lat, rma_bw,
+ * exchange) print them to r->out and add rows of their own shape to the
+ * same document with ibtest_report_json_row().
  */
 #include "ibtest.h"
 
@@ -226,6 +230,31 @@ void ibtest_report_bw(ibtest_report_t *r, size_t bytes, unsigned iters, double b
 	json_num(r, "bw_average", avg);
 	json_num(r, "msg_rate_mpps", msg_rate_Mpps);
 	json_append(r, "}");
+}
+
+void ibtest_report_json_row(ibtest_report_t *r, const char *fmt, ...)
+{
+	va_list ap, ap2;
+	char *row;
+	int n;
+
+	if (!r->json)
+		return;
+	va_start(ap, fmt);
+	va_copy(ap2, ap);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	row = n < 0 ? NULL : malloc((size_t)n + 1);
+	if (row)
+		vsnprintf(row, (size_t)n + 1, fmt, ap2);
+	va_end(ap2);
+	va_end(ap);
+	if (!row) {
+		fprintf(stderr, "ibtest: out of memory collecting JSON results\n");
+		r->json = false;
+		return;
+	}
+	json_append(r, "%s\n    {%s}", r->json_len ? "," : "", row);
+	free(row);
 }
 
 void ibtest_report_end(ibtest_report_t *r)
