@@ -222,7 +222,7 @@ void ibx_tag_arrive_rts(ibx_ctx_t *ctx, int src, ibx_tag_t tag, size_t msg_len, 
 			size_t rts_len);
 /* Fails every pending request that involves @peer (the peer is lost). */
 void ibx_tag_peer_failed(ibx_ctx_t *ctx, int peer, ibx_status_t why);
-/* Frees the unexpected queue (finalize). */
+/* Frees the unexpected queue and the claimed messages (finalize). */
 void ibx_tag_cleanup(ibx_ctx_t *ctx);
 
 struct ibx_ctx {
@@ -240,6 +240,7 @@ struct ibx_ctx {
 	/* tag matching */
 	ibx_req_queue_t posted; /* posted receives, in post order */
 	struct ibx_unexp *unexp_head, *unexp_tail;
+	struct ibx_unexp *claimed; /* taken by ibx_tag_mprobe, not received yet */
 	struct ibx_unexp *unexp_free;
 	unsigned unexp_free_count;
 	uint64_t spin_count;

@@ -26,6 +26,13 @@
  * IBX_SEND_SYNC, which completes only when matched: it waits in the
  * unexpected queue holding the send request and is copied from the sender's
  * buffer at match time.
+ *
+ * Matched probe (MPI_Mprobe): ibx_tag_mprobe takes the first matching
+ * unexpected message out of the queue onto a `claimed` list, so no later
+ * receive or probe can match it; ibx_tag_mrecv then delivers exactly that
+ * entry (the same delivery a receive does), whatever was posted meanwhile:
+ *
+ *   unexpected queue ──ibx_tag_mprobe──► claimed (handle) ──ibx_tag_mrecv──► request
  */
 #include "ibx_int.h"
 
@@ -296,6 +303,22 @@ ibx_status_t ibx_tag_send(ibx_ctx_t *ctx, int dest, const void *buf, size_t len,
 
 /* ---- receives -------------------------------------------------------------- */
 
+/* Hands the unexpected message @e to the receive @req (initialised for
+ * it) and frees the entry. */
+static ibx_status_t unexp_deliver(ibx_ctx_t *ctx, ibx_unexp_t *e, ibx_request_t *req)
+{
+	switch (e->kind) {
+	case UNEXP_EAGER: deliver_eager(req, e->src, e->tag, e->data, e->len, false); break;
+	case UNEXP_SELF_SYNC:
+		deliver_eager(req, e->src, e->tag, e->sreq->buf, e->len, false);
+		ibx_req_complete(e->sreq, IBX_OK);
+		break;
+	case UNEXP_RTS: start_rndv(ctx, req, e->src, e->tag, e->len, e->u.rts, false); break;
+	}
+	unexp_release(ctx, e);
+	return req->completed ? IBX_OK : IBX_INPROGRESS;
+}
+
 static ibx_unexp_t *unexp_take(ibx_ctx_t *ctx, int src, ibx_tag_t tag, ibx_tag_t mask)
 {
 	ibx_unexp_t *prev = NULL;
@@ -335,16 +358,7 @@ ibx_status_t ibx_tag_recv(ibx_ctx_t *ctx, int src, void *buf, size_t len, ibx_ta
 		ibx_rq_push(&ctx->posted, req);
 		return IBX_INPROGRESS;
 	}
-	switch (e->kind) {
-	case UNEXP_EAGER: deliver_eager(req, e->src, e->tag, e->data, e->len, false); break;
-	case UNEXP_SELF_SYNC:
-		deliver_eager(req, e->src, e->tag, e->sreq->buf, e->len, false);
-		ibx_req_complete(e->sreq, IBX_OK);
-		break;
-	case UNEXP_RTS: start_rndv(ctx, req, e->src, e->tag, e->len, e->u.rts, false); break;
-	}
-	unexp_release(ctx, e);
-	return req->completed ? IBX_OK : IBX_INPROGRESS;
+	return unexp_deliver(ctx, e, req);
 }
 
 ibx_status_t ibx_tag_probe(ibx_ctx_t *ctx, int src, ibx_tag_t tag, ibx_tag_t mask,
@@ -363,6 +377,58 @@ ibx_status_t ibx_tag_probe(ibx_ctx_t *ctx, int src, ibx_tag_t tag, ibx_tag_t mas
 	if (src != IBX_ANY_SOURCE && ctx->peers[src].error != IBX_OK)
 		return ctx->peers[src].error;
 	return IBX_ERR_NOT_FOUND;
+}
+
+ibx_status_t ibx_tag_mprobe(ibx_ctx_t *ctx, int src, ibx_tag_t tag, ibx_tag_t mask,
+			    ibx_probe_info_t *info, ibx_tag_msg_t **msg_p)
+{
+	ibx_unexp_t *e;
+
+	if (!ctx || !info || !msg_p || (src != IBX_ANY_SOURCE && (src < 0 || src >= ctx->size)))
+		return IBX_ERR_INVALID_PARAM;
+	e = ctx->unexp_head ? unexp_take(ctx, src, tag, mask) : NULL;
+	if (!e) {
+		if (src != IBX_ANY_SOURCE && ctx->peers[src].error != IBX_OK)
+			return ctx->peers[src].error;
+		return IBX_ERR_NOT_FOUND;
+	}
+	/* Off the queue, onto the claimed list (finalize frees what was
+	 * never received). */
+	e->next = ctx->claimed;
+	ctx->claimed = e;
+	info->source = e->src;
+	info->tag = e->tag;
+	info->length = e->len;
+	*msg_p = e;
+	return IBX_OK;
+}
+
+/* Takes @msg off the claimed list; false if it is not there. */
+static bool claimed_remove(ibx_ctx_t *ctx, ibx_unexp_t *msg)
+{
+	for (ibx_unexp_t **pp = &ctx->claimed; *pp; pp = &(*pp)->next) {
+		if (*pp == msg) {
+			*pp = msg->next;
+			return true;
+		}
+	}
+	return false;
+}
+
+ibx_status_t ibx_tag_mrecv(ibx_ctx_t *ctx, ibx_tag_msg_t *msg, void *buf, size_t len,
+			   ibx_request_t *req)
+{
+	if (ibx_unlikely(!ctx || !msg || !req || (!buf && len)))
+		return IBX_ERR_INVALID_PARAM;
+	if (ibx_unlikely(!claimed_remove(ctx, msg)))
+		return IBX_ERR_INVALID_PARAM; /* received already, or never probed */
+	ibx_req_init(req, IBX_REQ_RECV);
+	req->buf = buf;
+	req->buflen = len;
+	req->tag = msg->tag;
+	req->mask = IBX_TAG_MASK_ALL;
+	req->peer = msg->src;
+	return unexp_deliver(ctx, msg, req);
 }
 
 ibx_status_t ibx_request_cancel(ibx_ctx_t *ctx, ibx_request_t *req)
@@ -419,7 +485,7 @@ ibx_status_t ibx_wait(ibx_ctx_t *ctx, ibx_request_t *req)
 	return req->status;
 }
 
-/* Frees what is left in the unexpected queue (finalize). */
+/* Frees what is left in the unexpected queue and the claimed list (finalize). */
 void ibx_tag_cleanup(ibx_ctx_t *ctx)
 {
 	ibx_unexp_t *e, *next;
@@ -429,6 +495,11 @@ void ibx_tag_cleanup(ibx_ctx_t *ctx)
 		unexp_release(ctx, e);
 	}
 	ctx->unexp_head = ctx->unexp_tail = NULL;
+	for (e = ctx->claimed; e; e = next) { /* matched by a probe, never received */
+		next = e->next;
+		unexp_release(ctx, e);
+	}
+	ctx->claimed = NULL;
 	while (ctx->unexp_free) {
 		e = ctx->unexp_free;
 		ctx->unexp_free = e->next;

@@ -154,6 +154,19 @@ typedef struct ibx_probe_info {
  * if there is one, IBX_ERR_NOT_FOUND otherwise. Does not progress. */
 IBX_API ibx_status_t ibx_tag_probe(ibx_ctx_t *ctx, int src, ibx_tag_t tag, ibx_tag_t mask,
 				   ibx_probe_info_t *info);
+/* A message taken out of matching by ibx_tag_mprobe (opaque). */
+typedef struct ibx_unexp ibx_tag_msg_t;
+/* Like ibx_tag_probe, but takes the message it finds out of matching: no
+ * later receive or probe sees it, only ibx_tag_mrecv(*msg_p) receives it.
+ * Returns IBX_OK (fills @info and *msg_p) or IBX_ERR_NOT_FOUND. Does not
+ * progress. */
+IBX_API ibx_status_t ibx_tag_mprobe(ibx_ctx_t *ctx, int src, ibx_tag_t tag, ibx_tag_t mask,
+				    ibx_probe_info_t *info, ibx_tag_msg_t **msg_p);
+/* Receives the message of @msg (from ibx_tag_mprobe, once) into @buf, as
+ * ibx_tag_recv would have; @msg is invalid afterwards. Returns IBX_OK
+ * (complete), IBX_INPROGRESS (a rendezvous under way) or an error. */
+IBX_API ibx_status_t ibx_tag_mrecv(ibx_ctx_t *ctx, ibx_tag_msg_t *msg, void *buf, size_t len,
+				   ibx_request_t *req);
 /* Cancels a posted receive that has not matched yet. */
 IBX_API ibx_status_t ibx_request_cancel(ibx_ctx_t *ctx, ibx_request_t *req);
 

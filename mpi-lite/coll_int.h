@@ -22,6 +22,9 @@
  *   coll_scan.c      scan, exscan: recursive doubling
  *   coll_gather.c    gather(v), scatter(v), allgather(v)
  *   coll_alltoall.c  alltoall(v): Bruck, pairwise exchange
+ *   coll_exchange.c  every block to or from its peer at once, typed: the
+ *                    neighbourhood collectives (coll_neighbor.c, their
+ *                    entry points) and MPI_Alltoallw
  *   coll_node.c      the node map: where ranks run, node-aware splits
  *   coll_xfer.c      transfers between group ranks on the collective context
  *
@@ -72,6 +75,13 @@ enum coll_tag {
 	CT_ALLTOALL,
 	CT_SCAN,
 	CT_NODEMAP,
+	CT_ALLTOALLW,
+	CT_NEIGHBOR, /* graph and distributed graph neighbourhoods */
+	/* Cartesian neighbourhoods: CT_NEIGHBOR_CART + 2 * dimension + 0 for
+	 * a block going to the -1 neighbour, + 1 going to the +1 neighbour,
+	 * so that a process that is both neighbours of another (periodic
+	 * dimensions of size 1 or 2) gets each block in the right place */
+	CT_NEIGHBOR_CART = 0x10000,
 };
 
 /* ---- groups and transfers (coll_xfer.c)
@@ -287,6 +297,33 @@ int mpil_coll_alltoall(const coll_grp_t *g, mpil_coll_op_t op, const coll_lay_t 
  * that transfers already started keep moving during a large local copy
  * (coll_xfer.c). */
 void mpil_coll_copy_progress(void *dst, const void *src, size_t len);
+
+/* ---- block exchanges (coll_exchange.c) -------------------------------------------------- */
+
+/* A block of @count elements of @dt at @buf (the user's address of the
+ * block), to or from rank @peer of the communicator (MPI_PROC_NULL:
+ * nothing moves, the buffer is left alone), on collective tag @tag. */
+typedef struct coll_xblk {
+	void *buf;
+	int count;
+	MPI_Datatype dt;
+	int peer, tag;
+} coll_xblk_t;
+
+/* Posts every receive of @recv[nr], then every send of @send[ns], and
+ * waits for all (non-contiguous types packed and unpacked around them);
+ * an MPI error class, no handler called. Blocks between the same two
+ * processes with the same tag pair up in order. */
+int mpil_coll_exchange(MPI_Comm comm, const coll_xblk_t *send, int ns, const coll_xblk_t *recv,
+		       int nr);
+/* Block @b: @count elements of @dt at @buf + @displ bytes (an empty block
+ * gets MPI_BYTE: its type need not be valid). */
+void mpil_coll_xblk_set(coll_xblk_t *b, const void *buf, MPI_Aint displ, int count, MPI_Datatype dt,
+			int peer, int tag);
+/* The w forms' arrays for @n blocks (@side: "send", "recv"): given, no
+ * negative count, a committed type for every nonempty block. */
+int mpil_coll_check_wblocks(MPI_Comm comm, const int *counts, const void *displs,
+			    const MPI_Datatype *types, int n, const char *side, const char *F);
 
 /* ---- broadcast (coll_bcast.c) -------------------------------------------------------------- */
 int mpil_coll_bcast(const coll_grp_t *g, void *buf, size_t len, int root);

@@ -1,8 +1,16 @@
 /*
  * comm_create.c — new communicators from a parent: MPI_Comm_dup (and
- * _with_info), MPI_Comm_split, MPI_Comm_split_type, MPI_Comm_create and
- * MPI_Comm_create_group. Each is one agreement among the members on the
- * parent (comm_cid.c) followed by the new object (comm.c).
+ * _with_info, and MPI_Comm_idup), MPI_Comm_split, MPI_Comm_split_type,
+ * MPI_Comm_create and MPI_Comm_create_group. Each is one agreement among
+ * the members on the parent (comm_cid.c) followed by the new object
+ * (comm.c). A duplicate gets a copy of the parent's process topology
+ * (topo.c); the topology constructors make theirs through
+ * mpil_comm_split.
+ *
+ * MPI_Comm_idup does the whole agreement before it returns and hands back
+ * a request that is already complete: like the blocking call, it needs
+ * every member to reach it (a program that makes one member wait for a
+ * message sent only after another's MPI_Comm_idup would deadlock).
  */
 #include "comm_int.h"
 
@@ -88,6 +96,11 @@ static int comm_dup(MPI_Comm comm, MPI_Info info, bool dup_info, MPI_Comm *newco
 	}
 	if (err != MPI_SUCCESS)
 		return create_failed(comm, err, fname);
+	err = mpil_topo_dup(comm, c);
+	if (err != MPI_SUCCESS) {
+		mpil_comm_destroy(c);
+		return create_failed(comm, err, fname);
+	}
 	err = mpil_info_copy(dup_info ? comm->info : info, &c->info);
 	if (err == MPI_SUCCESS) {
 		err = mpil_attr_dup(comm, c);
@@ -112,6 +125,31 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 
 	MPIL_CHECK(check_newcomm(comm, newcomm, F));
 	return comm_dup(comm, MPI_INFO_NULL, true, newcomm, F);
+}
+
+MPIL_PMPI_ALIAS(Comm_idup)
+int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
+{
+	static const char F[] = "MPI_Comm_idup";
+	mpil_request_t *r;
+	int err;
+
+	MPIL_CHECK(check_newcomm(comm, newcomm, F));
+	if (!request)
+		return mpil_err(comm, MPI_ERR_ARG, F, "request is NULL");
+	r = mpil_req_alloc();
+	if (!r)
+		return mpil_err(comm, MPI_ERR_NO_MEM, F, "no memory for a request");
+	err = comm_dup(comm, MPI_INFO_NULL, true, newcomm, F);
+	if (err != MPI_SUCCESS) {
+		mpil_req_release(r);
+		return err;
+	}
+	r->kind = MPIL_REQ_DONE;
+	mpil_req_hold(r, comm, NULL);
+	mpil_status_empty(&r->preset);
+	*request = r;
+	return MPI_SUCCESS;
 }
 
 MPIL_PMPI_ALIAS(Comm_dup_with_info)
@@ -205,6 +243,11 @@ out:
 		return create_failed(comm, err, fname);
 	*newcomm = c;
 	return MPI_SUCCESS;
+}
+
+int mpil_comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm_p, const char *fname)
+{
+	return comm_split(comm, color, key, MPI_INFO_NULL, newcomm_p, fname);
 }
 
 MPIL_PMPI_ALIAS(Comm_split)

@@ -1,7 +1,8 @@
 /*
  * comm_int.h — private to the communicator files: comm.c (the object and
- * its queries), comm_cid.c (context ids) and comm_create.c (dup, split,
- * create).
+ * its queries), comm_cid.c (context ids), comm_create.c (dup, split,
+ * create) and the process topologies attached to communicators (topo*.c,
+ * topo_int.h).
  */
 #ifndef MPIL_COMM_INT_H
 #define MPIL_COMM_INT_H
@@ -12,6 +13,14 @@
  * of one that never reached the user. */
 int mpil_comm_new(MPI_Comm parent, uint32_t cid, int n, const int *world, MPI_Comm *newcomm_p);
 void mpil_comm_destroy(MPI_Comm c);
+/* MPI_Comm_split for the topology constructors (no hints); errors are
+ * reported on @comm as raised in @fname. */
+int mpil_comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm_p, const char *fname);
+
+/* A communicator's process topology (topo.c): MPI_Comm_dup copies it (an
+ * MPI error class), the communicator's end frees it. */
+int mpil_topo_dup(MPI_Comm from, MPI_Comm to);
+void mpil_topo_free(MPI_Comm c);
 
 /* ---- context ids (comm_cid.c) ------------------------------------------------ */
 #define MPIL_CID_STRIDE 4u

@@ -15,9 +15,10 @@
  * memory without gaps (the engine's "dense") is marked MPIL_DTF_CONTIG and
  * then moves without packing. A handle freed while a pending operation
  * holds it becomes a zombie (dead to the user) until that operation
- * releases it.
+ * releases it. Every constructor also records its call for
+ * MPI_Type_get_contents (dtype_envelope.c).
  */
-#include "mpil_int.h"
+#include "dtype_int.h"
 #include "dtype_rdma/dtype.h"
 
 #include <stdlib.h>
@@ -28,6 +29,7 @@ static void dt_destroy(MPI_Datatype dt)
 {
 	ibx_dt_t *e = dt->engine;
 
+	mpil_dt_contents_free(dt, true);
 	if (e)
 		ibx_dt_free(&e);
 	if (dt->flags & MPIL_DTF_NAME_OWNED)
@@ -48,6 +50,7 @@ static void dt_destroy_live(void *obj)
 	MPI_Datatype dt = obj;
 	ibx_dt_t *e = dt->engine;
 
+	mpil_dt_contents_free(dt, false);
 	if (e)
 		ibx_dt_free(&e);
 	if (dt->flags & MPIL_DTF_NAME_OWNED)
@@ -79,8 +82,10 @@ static int engine_err(ibx_status_t st, const char *fname)
 	}
 }
 
-/* Wraps the new engine type @e (owned from here on) in a handle. */
-static int dt_wrap(ibx_dt_t *e, MPI_Datatype basic, MPI_Datatype *newtype, const char *fname)
+/* Wraps the new engine type @e (owned from here on) in a handle that
+ * records the constructor call @args. */
+static int dt_wrap(ibx_dt_t *e, MPI_Datatype basic, const mpil_dt_args_t *args,
+		   MPI_Datatype *newtype, const char *fname)
 {
 	ibx_dt_info_t in;
 	MPI_Datatype dt;
@@ -111,7 +116,37 @@ static int dt_wrap(ibx_dt_t *e, MPI_Datatype basic, MPI_Datatype *newtype, const
 		if (in.dense)
 			dt->flags |= MPIL_DTF_CONTIG;
 	}
+	if (mpil_dt_contents_set(dt, args) != MPI_SUCCESS) {
+		dt_destroy(dt);
+		return mpil_err(NULL, MPI_ERR_NO_MEM, fname, "no memory for a datatype");
+	}
 	*newtype = dt;
+	return MPI_SUCCESS;
+}
+
+int mpil_dt_clone(MPI_Datatype dt, MPI_Datatype *copy_p)
+{
+	ibx_dt_t *e = dt->engine;
+	MPI_Datatype c;
+
+	if (ibx_dt_retain(e) != IBX_OK)
+		return MPI_ERR_INTERN;
+	c = mpil_pool_get(&dt_pool);
+	if (!c) {
+		ibx_dt_free(&e);
+		return MPI_ERR_NO_MEM;
+	}
+	*c = *dt;
+	c->magic = MPIL_MAGIC_DTYPE; /* @dt may be a zombie: freed, still referenced */
+	c->refcount = 1;
+	c->flags &= ~MPIL_DTF_NAME_OWNED;
+	c->name = NULL;
+	c->contents = NULL;
+	if (mpil_dt_contents_copy(c, dt) != MPI_SUCCESS) {
+		dt_destroy(c);
+		return MPI_ERR_NO_MEM;
+	}
+	*copy_p = c;
 	return MPI_SUCCESS;
 }
 
@@ -185,6 +220,8 @@ MPIL_PMPI_ALIAS(Type_contiguous)
 int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
 	static const char F[] = "MPI_Type_contiguous";
+	mpil_dt_ints_t ints[] = {{1, &count}};
+	mpil_dt_args_t args = {MPI_COMBINER_CONTIGUOUS, 1, ints, 0, NULL, 1, &oldtype};
 	ibx_dt_t *e;
 	ibx_status_t st;
 
@@ -193,7 +230,7 @@ int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
 	st = ibx_dt_contiguous(count, oldtype->engine, &e);
 	if (st)
 		return engine_err(st, F);
-	return dt_wrap(e, oldtype->basic, newtype, F);
+	return dt_wrap(e, oldtype->basic, &args, newtype, F);
 }
 
 MPIL_PMPI_ALIAS(Type_vector)
@@ -201,6 +238,9 @@ int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtyp
 		     MPI_Datatype *newtype)
 {
 	static const char F[] = "MPI_Type_vector";
+	int vals[] = {count, blocklength, stride};
+	mpil_dt_ints_t ints[] = {{3, vals}};
+	mpil_dt_args_t args = {MPI_COMBINER_VECTOR, 1, ints, 0, NULL, 1, &oldtype};
 	ibx_dt_t *e;
 	ibx_status_t st;
 
@@ -210,7 +250,7 @@ int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtyp
 	st = ibx_dt_vector(count, blocklength, stride, oldtype->engine, &e);
 	if (st)
 		return engine_err(st, F);
-	return dt_wrap(e, oldtype->basic, newtype, F);
+	return dt_wrap(e, oldtype->basic, &args, newtype, F);
 }
 
 MPIL_PMPI_ALIAS(Type_create_hvector)
@@ -218,6 +258,9 @@ int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Da
 			     MPI_Datatype *newtype)
 {
 	static const char F[] = "MPI_Type_create_hvector";
+	int vals[] = {count, blocklength};
+	mpil_dt_ints_t ints[] = {{2, vals}};
+	mpil_dt_args_t args = {MPI_COMBINER_HVECTOR, 1, ints, 1, &stride, 1, &oldtype};
 	ibx_dt_t *e;
 	ibx_status_t st;
 
@@ -227,11 +270,34 @@ int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Da
 	st = ibx_dt_hvector(count, blocklength, stride, oldtype->engine, &e);
 	if (st)
 		return engine_err(st, F);
-	return dt_wrap(e, oldtype->basic, newtype, F);
+	return dt_wrap(e, oldtype->basic, &args, newtype, F);
 }
 
 /* The four indexed constructors. */
 enum idx_kind { IDX, HIDX, IDX_BLOCK, HIDX_BLOCK };
+
+/* Their calls as MPI_Type_get_contents returns them: the integers are
+ * count, the block length(s) and (integer forms) the displacements. */
+static int indexed_wrap(ibx_dt_t *e, enum idx_kind kind, int count, const int *blens,
+			const int *blocklength, const int *idispl, const MPI_Aint *adispl,
+			MPI_Datatype oldtype, MPI_Datatype *newtype, const char *fname)
+{
+	static const int combiners[] = {
+	    [IDX] = MPI_COMBINER_INDEXED,
+	    [HIDX] = MPI_COMBINER_HINDEXED,
+	    [IDX_BLOCK] = MPI_COMBINER_INDEXED_BLOCK,
+	    [HIDX_BLOCK] = MPI_COMBINER_HINDEXED_BLOCK,
+	};
+	bool per_block = kind == IDX || kind == HIDX, bytes = kind == HIDX || kind == HIDX_BLOCK;
+	mpil_dt_ints_t ints[3] = {
+	    {1, &count},
+	    per_block ? (mpil_dt_ints_t){count, blens} : (mpil_dt_ints_t){1, blocklength},
+	    {bytes ? 0 : count, idispl},
+	};
+	mpil_dt_args_t args = {combiners[kind], 3, ints, bytes ? count : 0, adispl, 1, &oldtype};
+
+	return dt_wrap(e, oldtype->basic, &args, newtype, fname);
+}
 
 static int make_indexed(enum idx_kind kind, int count, const int *blens, int blocklength,
 			const int *idispl, const MPI_Aint *adispl, MPI_Datatype oldtype,
@@ -264,7 +330,8 @@ static int make_indexed(enum idx_kind kind, int count, const int *blens, int blo
 	free(di);
 	if (st)
 		return engine_err(st, fname);
-	return dt_wrap(e, oldtype->basic, newtype, fname);
+	return indexed_wrap(e, kind, count, blens, &blocklength, idispl, adispl, oldtype, newtype,
+			    fname);
 }
 
 MPIL_PMPI_ALIAS(Type_indexed)
@@ -308,6 +375,14 @@ int PMPI_Type_create_struct(int count, const int array_of_blocklengths[],
 			    const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
 {
 	static const char F[] = "MPI_Type_create_struct";
+	mpil_dt_ints_t ints[] = {{1, &count}, {count, array_of_blocklengths}};
+	mpil_dt_args_t args = {.combiner = MPI_COMBINER_STRUCT,
+			       .npieces = 2,
+			       .pieces = ints,
+			       .na = count,
+			       .aints = array_of_displacements,
+			       .nd = count,
+			       .types = array_of_types};
 	MPI_Datatype basic = NULL;
 	bool mixed = false;
 	ibx_dt_t **types, *e;
@@ -346,7 +421,7 @@ int PMPI_Type_create_struct(int count, const int array_of_blocklengths[],
 	free(di);
 	if (st)
 		return engine_err(st, F);
-	return dt_wrap(e, mixed ? NULL : basic, newtype, F);
+	return dt_wrap(e, mixed ? NULL : basic, &args, newtype, F);
 }
 
 MPIL_PMPI_ALIAS(Type_create_resized)
@@ -354,6 +429,8 @@ int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
 			     MPI_Datatype *newtype)
 {
 	static const char F[] = "MPI_Type_create_resized";
+	MPI_Aint bounds[] = {lb, extent};
+	mpil_dt_args_t args = {MPI_COMBINER_RESIZED, 0, NULL, 2, bounds, 1, &oldtype};
 	ibx_dt_t *e;
 	ibx_status_t st;
 
@@ -362,13 +439,14 @@ int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
 	st = ibx_dt_resized(oldtype->engine, lb, extent, &e);
 	if (st)
 		return engine_err(st, F);
-	return dt_wrap(e, oldtype->basic, newtype, F);
+	return dt_wrap(e, oldtype->basic, &args, newtype, F);
 }
 
 MPIL_PMPI_ALIAS(Type_dup)
 int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
 	static const char F[] = "MPI_Type_dup";
+	mpil_dt_args_t args = {MPI_COMBINER_DUP, 0, NULL, 0, NULL, 1, &oldtype};
 	ibx_dt_t *e;
 	ibx_status_t st;
 
@@ -377,7 +455,7 @@ int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
 	st = ibx_dt_dup(oldtype->engine, &e);
 	if (st)
 		return engine_err(st, F);
-	MPIL_CHECK(dt_wrap(e, oldtype->basic, newtype, F));
+	MPIL_CHECK(dt_wrap(e, oldtype->basic, &args, newtype, F));
 	/* the same layout as the old type: a dup of MPI_INT reduces as MPI_INT */
 	(*newtype)->kind = oldtype->kind;
 	(*newtype)->group = oldtype->group;
@@ -390,6 +468,12 @@ int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int a
 			      MPI_Datatype *newtype)
 {
 	static const char F[] = "MPI_Type_create_subarray";
+	mpil_dt_ints_t ints[] = {{1, &ndims},
+				 {ndims, array_of_sizes},
+				 {ndims, array_of_subsizes},
+				 {ndims, array_of_starts},
+				 {1, &order}};
+	mpil_dt_args_t args = {MPI_COMBINER_SUBARRAY, 5, ints, 0, NULL, 1, &oldtype};
 	int64_t *sz, *sub, *start;
 	ibx_dt_t *e;
 	ibx_status_t st;
@@ -432,7 +516,7 @@ int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int a
 	free(sz);
 	if (st)
 		return engine_err(st, F);
-	return dt_wrap(e, oldtype->basic, newtype, F);
+	return dt_wrap(e, oldtype->basic, &args, newtype, F);
 }
 
 /* ---- commit and free ---------------------------------------------------------------------- */

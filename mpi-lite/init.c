@@ -16,6 +16,7 @@
  * is not).
  */
 #include "mpil_int.h"
+#include "p2p_int.h"
 
 #include <stdlib.h>
 #include <unistd.h>
@@ -112,6 +113,8 @@ int PMPI_Finalize(void)
 	mpil_g.ctx = NULL;
 	mpil_g.state = MPIL_STATE_FINALIZED;
 	mpil_req_pool_fini();
+	mpil_bsend_fini();
+	mpil_mprobe_fini();
 	mpil_coll_fini();
 	mpil_win_fini();
 	mpil_comm_fini();

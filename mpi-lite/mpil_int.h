@@ -25,7 +25,7 @@
  * (comm_cid.c), so two communicators sharing a process never share an id.
  *
  * Files by topic: init.c (environment), comm*.c (communicators), group.c,
- * attr.c (attribute caching), info.c, p2p.c, request.c (completion),
+ * attr.c (attribute caching), info.c, p2p*.c, request.c (completion),
  * datatype.c (predefined types, packing, queries), dtype_create.c (derived
  * types), op.c (reduction kernels), coll*.c, errhandler.c (error classes,
  * strings, handlers), handle.c (pools behind user-created handles).
@@ -175,7 +175,7 @@ struct mpil_comm {
 	bool predefined;
 	uint32_t coll_seq; /* collectives started (nonblocking ones, later) */
 	void *attrs;	   /* cached attributes (attr.c) */
-	void *topo;	   /* process topology (later) */
+	void *topo;	   /* process topology (topo_int.h), or NULL */
 	MPI_Info info;	   /* hints (MPI_Comm_set_info), or MPI_INFO_NULL */
 	char name[MPI_MAX_OBJECT_NAME];
 };
@@ -394,9 +394,9 @@ struct mpil_datatype {
 	 * element (informative: packing goes through the engine type). */
 	int nblocks;
 	const mpil_dt_block_t *blocks;
-	/* The core/dtype_rdma representation (an ibx_dt_t): every type has
-	 * one once MPI is initialised; mpil_dt_pack/unpack/elements use it. */
+	/* every type's core/dtype_rdma type (an ibx_dt_t) from MPI_Init on: mpil_dt_pack & co. */
 	void *engine;
+	struct mpil_dt_contents *contents; /* derived: its constructor call (dtype_int.h) */
 	const char *name;
 	/* The predefined type every basic element of this type is, when there
 	 * is exactly one (a predefined type: itself; contiguous(3, MPI_INT):
@@ -532,9 +532,8 @@ void mpil_op_apply(MPI_Op op, const void *in, void *inout, int count, MPI_Dataty
 enum mpil_req_kind {
 	MPIL_REQ_SEND,
 	MPIL_REQ_RECV,
-	MPIL_REQ_DONE, /* complete at start (MPI_PROC_NULL); status preset */
+	MPIL_REQ_DONE, /* complete at start (MPI_PROC_NULL, Bsend); status preset */
 };
-
 #define MPIL_REQF_FREED 0x1u /* MPI_Request_free'd while active */
 #define MPIL_REQF_HOLDS 0x2u /* holds references on comm (and dtype, if set) */
 
@@ -550,9 +549,10 @@ typedef struct mpil_request {
 	 * mpil_req_hold.) */
 	void *ubuf;
 	MPI_Datatype dtype;
-	void *tmpbuf;		   /* packed bytes (malloc'ed), or NULL */
-	MPI_Status preset;	   /* MPIL_REQ_DONE: the status to report */
-	struct mpil_request *next; /* free list / zombie list */
+	void *tmpbuf;		      /* packed bytes (malloc'ed), or NULL */
+	MPI_Status preset;	      /* MPIL_REQ_DONE: the status to report */
+	struct mpil_request *next;    /* free list / zombie list */
+	struct mpil_persist *persist; /* MPI_*_init'ed (p2p_int.h), else NULL */
 } mpil_request_t;
 
 /* NULL when out of memory. The request is zeroed but for its magic. */

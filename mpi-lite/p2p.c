@@ -22,109 +22,13 @@
  * buffer. The message carries no type signature: a receive only learns
  * the byte count (MPI_Get_count says MPI_UNDEFINED when it is not a whole
  * number of elements).
+ *
+ * Persistent requests, buffered mode and matched probes build on the start
+ * functions here: p2p_persist.c, p2p_bsend.c, p2p_mprobe.c (p2p_int.h).
  */
-#include "mpil_int.h"
+#include "p2p_int.h"
 
 #include <stdlib.h>
-
-/* ---- argument checks --------------------------------------------------------------- */
-
-static inline int check_dest(MPI_Comm comm, int dest, const char *fname)
-{
-	if (ibx_likely((unsigned)dest < (unsigned)comm->size || dest == MPI_PROC_NULL))
-		return MPI_SUCCESS;
-	return mpil_err(comm, MPI_ERR_RANK, fname, "invalid rank %d (communicator size %d)", dest,
-			comm->size);
-}
-
-static inline int check_source(MPI_Comm comm, int source, const char *fname)
-{
-	if (ibx_likely((unsigned)source < (unsigned)comm->size || source == MPI_ANY_SOURCE ||
-		       source == MPI_PROC_NULL))
-		return MPI_SUCCESS;
-	return mpil_err(comm, MPI_ERR_RANK, fname, "invalid source rank %d (communicator size %d)",
-			source, comm->size);
-}
-
-static inline int check_send_tag(MPI_Comm comm, int tag, const char *fname)
-{
-	if (ibx_likely(tag >= 0))
-		return MPI_SUCCESS;
-	return mpil_err(comm, MPI_ERR_TAG, fname, "invalid tag %d (valid tags: 0..%d)", tag,
-			MPIL_TAG_UB);
-}
-
-static inline int check_recv_tag(MPI_Comm comm, int tag, const char *fname)
-{
-	if (ibx_likely(tag >= 0 || tag == MPI_ANY_TAG))
-		return MPI_SUCCESS;
-	return mpil_err(comm, MPI_ERR_TAG, fname,
-			"invalid tag %d (valid tags: 0..%d, or MPI_ANY_TAG)", tag, MPIL_TAG_UB);
-}
-
-static inline int check_data(const void *buf, int count, MPI_Datatype dt, MPI_Comm comm,
-			     const char *fname)
-{
-	MPIL_CHECK(mpil_check_count(comm, count, fname));
-	MPIL_CHECK(mpil_check_dtype(comm, dt, fname));
-	if (ibx_unlikely(dt->size > (size_t)INT64_MAX / ((size_t)count + 1)))
-		return mpil_err(comm, MPI_ERR_COUNT, fname,
-				"%d elements of a %zu-byte datatype overflow a message", count,
-				dt->size);
-	return mpil_check_buf(comm, buf, count, dt, fname);
-}
-
-static inline int check_send(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
-			     MPI_Comm comm, const char *fname)
-{
-	MPIL_CHECK(mpil_check_init(fname));
-	MPIL_CHECK(mpil_check_comm(comm, fname));
-	MPIL_CHECK(check_data(buf, count, dt, comm, fname));
-	MPIL_CHECK(check_dest(comm, dest, fname));
-	return check_send_tag(comm, tag, fname);
-}
-
-static inline int check_recv(const void *buf, int count, MPI_Datatype dt, int source, int tag,
-			     MPI_Comm comm, const char *fname)
-{
-	MPIL_CHECK(mpil_check_init(fname));
-	MPIL_CHECK(mpil_check_comm(comm, fname));
-	MPIL_CHECK(check_data(buf, count, dt, comm, fname));
-	MPIL_CHECK(check_source(comm, source, fname));
-	return check_recv_tag(comm, tag, fname);
-}
-
-static inline int check_request_ptr(MPI_Comm comm, MPI_Request *request, const char *fname)
-{
-	if (ibx_likely(request != NULL))
-		return MPI_SUCCESS;
-	return mpil_err(comm, MPI_ERR_ARG, fname, "request is NULL");
-}
-
-/* ---- mapping onto the engine ---------------------------------------------------------- */
-
-/* Where the data of a contiguous (buf, dt) starts (no arithmetic on NULL:
- * buf may be MPI_BOTTOM with absolute displacements). */
-static inline void *data_start(const void *buf, MPI_Datatype dt)
-{
-	return (void *)((uintptr_t)buf + (uintptr_t)dt->true_lb);
-}
-
-static inline int source_to_world(MPI_Comm comm, int source)
-{
-	return source == MPI_ANY_SOURCE ? IBX_ANY_SOURCE : mpil_comm_to_world(comm, source);
-}
-
-static inline void recv_match(MPI_Comm comm, int tag, ibx_tag_t *tag_p, ibx_tag_t *mask_p)
-{
-	if (tag == MPI_ANY_TAG) {
-		*tag_p = mpil_tag(comm->cid, 0);
-		*mask_p = MPIL_MASK_ANY_TAG;
-	} else {
-		*tag_p = mpil_tag(comm->cid, tag);
-		*mask_p = MPIL_MASK_TAG;
-	}
-}
 
 /* ---- blocking ------------------------------------------------------------------------ */
 
@@ -166,8 +70,8 @@ static inline int send_blocking(const void *buf, int count, MPI_Datatype dt, int
 		return MPI_SUCCESS;
 	if (ibx_unlikely(!mpil_dt_contig(dt)))
 		return send_packed(buf, count, dt, dest, tag, comm, flags, fname);
-	return send_bytes(data_start(buf, dt), (size_t)count * dt->size, dest, tag, comm, flags,
-			  fname);
+	return send_bytes(mpil_data_start(buf, dt), (size_t)count * dt->size, dest, tag, comm,
+			  flags, fname);
 }
 
 /* Receives into @data (len bytes) and fills @status; a non-contiguous
@@ -178,9 +82,9 @@ static inline int recv_bytes(void *data, size_t len, int source, int tag, MPI_Co
 	ibx_tag_t t, mask;
 	ibx_status_t st;
 
-	recv_match(comm, tag, &t, &mask);
+	mpil_recv_match(comm, tag, &t, &mask);
 	rq->cb = NULL; /* the engine calls it on completion */
-	st = ibx_tag_recv(mpil_g.ctx, source_to_world(comm, source), data, len, t, mask, rq);
+	st = ibx_tag_recv(mpil_g.ctx, mpil_source_to_world(comm, source), data, len, t, mask, rq);
 	if (ibx_unlikely(st < 0))
 		return mpil_err_ibx(comm, fname, st, false, source);
 	st = mpil_ibx_wait(rq);
@@ -225,8 +129,8 @@ static inline int recv_blocking(void *buf, int count, MPI_Datatype dt, int sourc
 	}
 	if (ibx_unlikely(!mpil_dt_contig(dt)))
 		return recv_packed(buf, count, dt, source, tag, comm, status, fname);
-	return recv_bytes(data_start(buf, dt), (size_t)count * dt->size, source, tag, comm, status,
-			  &rq, fname);
+	return recv_bytes(mpil_data_start(buf, dt), (size_t)count * dt->size, source, tag, comm,
+			  status, &rq, fname);
 }
 
 MPIL_PMPI_ALIAS(Send)
@@ -234,7 +138,7 @@ int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int t
 {
 	static const char F[] = "MPI_Send";
 
-	MPIL_CHECK(check_send(buf, count, datatype, dest, tag, comm, F));
+	MPIL_CHECK(mpil_check_send(buf, count, datatype, dest, tag, comm, F));
 	return send_blocking(buf, count, datatype, dest, tag, comm, 0, F);
 }
 
@@ -243,7 +147,7 @@ int PMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 {
 	static const char F[] = "MPI_Rsend";
 
-	MPIL_CHECK(check_send(buf, count, datatype, dest, tag, comm, F));
+	MPIL_CHECK(mpil_check_send(buf, count, datatype, dest, tag, comm, F));
 	return send_blocking(buf, count, datatype, dest, tag, comm, 0, F);
 }
 
@@ -252,7 +156,7 @@ int PMPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 {
 	static const char F[] = "MPI_Ssend";
 
-	MPIL_CHECK(check_send(buf, count, datatype, dest, tag, comm, F));
+	MPIL_CHECK(mpil_check_send(buf, count, datatype, dest, tag, comm, F));
 	return send_blocking(buf, count, datatype, dest, tag, comm, IBX_SEND_SYNC, F);
 }
 
@@ -262,7 +166,7 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
 {
 	static const char F[] = "MPI_Recv";
 
-	MPIL_CHECK(check_recv(buf, count, datatype, source, tag, comm, F));
+	MPIL_CHECK(mpil_check_recv(buf, count, datatype, source, tag, comm, F));
 	return recv_blocking(buf, count, datatype, source, tag, comm, status, F);
 }
 
@@ -285,74 +189,103 @@ static mpil_request_t *req_new(MPI_Comm comm, int kind, const char *fname)
 	return r;
 }
 
-int mpil_isend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
-	       unsigned flags, const char *fname, MPI_Request *req_p)
+int mpil_send_start(mpil_request_t *r, const void *buf, int count, MPI_Datatype dt, int dest,
+		    int tag, unsigned flags, const char *fname)
 {
+	MPI_Comm comm = r->comm;
 	size_t len = (size_t)count * dt->size;
-	const void *data = data_start(buf, dt);
-	mpil_request_t *r;
+	const void *data = mpil_data_start(buf, dt);
 	ibx_status_t st;
 
-	r = req_new(comm, dest == MPI_PROC_NULL ? MPIL_REQ_DONE : MPIL_REQ_SEND, fname);
-	if (ibx_unlikely(!r))
-		return MPI_ERR_NO_MEM;
-	if (dest == MPI_PROC_NULL) {
-		*req_p = r;
-		return MPI_SUCCESS;
-	}
+	r->kind = MPIL_REQ_SEND;
 	if (ibx_unlikely(!mpil_dt_contig(dt)) && len) {
-		r->tmpbuf = malloc(len);
-		if (!r->tmpbuf) {
-			mpil_req_release(r);
+		if (!r->tmpbuf && !(r->tmpbuf = malloc(len)))
 			return mpil_err(comm, MPI_ERR_NO_MEM, fname,
 					"no memory to pack a %zu-byte message", len);
-		}
 		mpil_dt_pack(dt, buf, count, r->tmpbuf);
 		data = r->tmpbuf;
 	}
 	st = ibx_tag_send(mpil_g.ctx, mpil_comm_to_world(comm, dest), data, len,
 			  mpil_tag(comm->cid, tag), flags, &r->ibx);
-	if (ibx_unlikely(st < 0)) {
-		mpil_req_release(r);
+	if (ibx_unlikely(st < 0))
 		return mpil_err_ibx(comm, fname, st, true, dest);
+	return MPI_SUCCESS;
+}
+
+int mpil_isend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+	       unsigned flags, const char *fname, MPI_Request *req_p)
+{
+	mpil_request_t *r;
+	int err;
+
+	r = req_new(comm, dest == MPI_PROC_NULL ? MPIL_REQ_DONE : MPIL_REQ_SEND, fname);
+	if (ibx_unlikely(!r))
+		return MPI_ERR_NO_MEM;
+	if (dest != MPI_PROC_NULL) {
+		err = mpil_send_start(r, buf, count, dt, dest, tag, flags, fname);
+		if (ibx_unlikely(err != MPI_SUCCESS)) {
+			mpil_req_release(r);
+			return err;
+		}
 	}
 	*req_p = r;
+	return MPI_SUCCESS;
+}
+
+int mpil_recv_landing(mpil_request_t *r, void *buf, int count, MPI_Datatype dt, const char *fname,
+		      void **data_p)
+{
+	size_t len = (size_t)count * dt->size;
+
+	if (ibx_likely(mpil_dt_contig(dt)) || !len) {
+		*data_p = mpil_data_start(buf, dt);
+		return MPI_SUCCESS;
+	}
+	if (!r->tmpbuf && !(r->tmpbuf = malloc(len)))
+		return mpil_err(r->comm, MPI_ERR_NO_MEM, fname,
+				"no memory to unpack a %zu-byte message", len);
+	r->ubuf = buf;
+	if (r->dtype != dt) { /* a persistent request holds its own already */
+		r->dtype = dt;
+		mpil_dt_retain(dt); /* released with the request */
+	}
+	*data_p = r->tmpbuf;
+	return MPI_SUCCESS;
+}
+
+int mpil_recv_start(mpil_request_t *r, void *buf, int count, MPI_Datatype dt, int source, int tag,
+		    const char *fname)
+{
+	MPI_Comm comm = r->comm;
+	ibx_tag_t t, mask;
+	ibx_status_t st;
+	void *data = NULL;
+
+	r->kind = MPIL_REQ_RECV;
+	MPIL_CHECK(mpil_recv_landing(r, buf, count, dt, fname, &data));
+	mpil_recv_match(comm, tag, &t, &mask);
+	st = ibx_tag_recv(mpil_g.ctx, mpil_source_to_world(comm, source), data,
+			  (size_t)count * dt->size, t, mask, &r->ibx);
+	if (ibx_unlikely(st < 0))
+		return mpil_err_ibx(comm, fname, st, false, source);
 	return MPI_SUCCESS;
 }
 
 int mpil_irecv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
 	       const char *fname, MPI_Request *req_p)
 {
-	size_t len = (size_t)count * dt->size;
-	void *data = data_start(buf, dt);
 	mpil_request_t *r;
-	ibx_tag_t t, mask;
-	ibx_status_t st;
+	int err;
 
 	r = req_new(comm, source == MPI_PROC_NULL ? MPIL_REQ_DONE : MPIL_REQ_RECV, fname);
 	if (ibx_unlikely(!r))
 		return MPI_ERR_NO_MEM;
-	if (source == MPI_PROC_NULL) {
-		*req_p = r;
-		return MPI_SUCCESS;
-	}
-	if (ibx_unlikely(!mpil_dt_contig(dt)) && len) {
-		r->tmpbuf = malloc(len);
-		if (!r->tmpbuf) {
+	if (source != MPI_PROC_NULL) {
+		err = mpil_recv_start(r, buf, count, dt, source, tag, fname);
+		if (ibx_unlikely(err != MPI_SUCCESS)) {
 			mpil_req_release(r);
-			return mpil_err(comm, MPI_ERR_NO_MEM, fname,
-					"no memory to unpack a %zu-byte message", len);
+			return err;
 		}
-		r->ubuf = buf;
-		r->dtype = dt;
-		mpil_dt_retain(dt); /* released with the request */
-		data = r->tmpbuf;
-	}
-	recv_match(comm, tag, &t, &mask);
-	st = ibx_tag_recv(mpil_g.ctx, source_to_world(comm, source), data, len, t, mask, &r->ibx);
-	if (ibx_unlikely(st < 0)) {
-		mpil_req_release(r);
-		return mpil_err_ibx(comm, fname, st, false, source);
 	}
 	*req_p = r;
 	return MPI_SUCCESS;
@@ -364,8 +297,8 @@ int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 {
 	static const char F[] = "MPI_Isend";
 
-	MPIL_CHECK(check_send(buf, count, datatype, dest, tag, comm, F));
-	MPIL_CHECK(check_request_ptr(comm, request, F));
+	MPIL_CHECK(mpil_check_send(buf, count, datatype, dest, tag, comm, F));
+	MPIL_CHECK(mpil_check_request_ptr(comm, request, F));
 	return mpil_isend(buf, count, datatype, dest, tag, comm, 0, F, request);
 }
 
@@ -375,8 +308,8 @@ int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int
 {
 	static const char F[] = "MPI_Irsend";
 
-	MPIL_CHECK(check_send(buf, count, datatype, dest, tag, comm, F));
-	MPIL_CHECK(check_request_ptr(comm, request, F));
+	MPIL_CHECK(mpil_check_send(buf, count, datatype, dest, tag, comm, F));
+	MPIL_CHECK(mpil_check_request_ptr(comm, request, F));
 	return mpil_isend(buf, count, datatype, dest, tag, comm, 0, F, request);
 }
 
@@ -386,8 +319,8 @@ int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int
 {
 	static const char F[] = "MPI_Issend";
 
-	MPIL_CHECK(check_send(buf, count, datatype, dest, tag, comm, F));
-	MPIL_CHECK(check_request_ptr(comm, request, F));
+	MPIL_CHECK(mpil_check_send(buf, count, datatype, dest, tag, comm, F));
+	MPIL_CHECK(mpil_check_request_ptr(comm, request, F));
 	return mpil_isend(buf, count, datatype, dest, tag, comm, IBX_SEND_SYNC, F, request);
 }
 
@@ -397,8 +330,8 @@ int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
 {
 	static const char F[] = "MPI_Irecv";
 
-	MPIL_CHECK(check_recv(buf, count, datatype, source, tag, comm, F));
-	MPIL_CHECK(check_request_ptr(comm, request, F));
+	MPIL_CHECK(mpil_check_recv(buf, count, datatype, source, tag, comm, F));
+	MPIL_CHECK(mpil_check_request_ptr(comm, request, F));
 	return mpil_irecv(buf, count, datatype, source, tag, comm, F, request);
 }
 
@@ -435,10 +368,10 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int
 	MPI_Request rreq;
 	int err;
 
-	MPIL_CHECK(check_send(sendbuf, sendcount, sendtype, dest, sendtag, comm, F));
-	MPIL_CHECK(check_data(recvbuf, recvcount, recvtype, comm, F));
-	MPIL_CHECK(check_source(comm, source, F));
-	MPIL_CHECK(check_recv_tag(comm, recvtag, F));
+	MPIL_CHECK(mpil_check_send(sendbuf, sendcount, sendtype, dest, sendtag, comm, F));
+	MPIL_CHECK(mpil_check_data(recvbuf, recvcount, recvtype, comm, F));
+	MPIL_CHECK(mpil_check_source(comm, source, F));
+	MPIL_CHECK(mpil_check_recv_tag(comm, recvtag, F));
 	/* Receive first, so two ranks exchanging with each other never wait
 	 * on each other's send. */
 	MPIL_CHECK(mpil_irecv(recvbuf, recvcount, recvtype, source, recvtag, comm, F, &rreq));
@@ -460,9 +393,9 @@ int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
 	MPI_Request rreq;
 	int err = MPI_SUCCESS;
 
-	MPIL_CHECK(check_send(buf, count, datatype, dest, sendtag, comm, F));
-	MPIL_CHECK(check_source(comm, source, F));
-	MPIL_CHECK(check_recv_tag(comm, recvtag, F));
+	MPIL_CHECK(mpil_check_send(buf, count, datatype, dest, sendtag, comm, F));
+	MPIL_CHECK(mpil_check_source(comm, source, F));
+	MPIL_CHECK(mpil_check_recv_tag(comm, recvtag, F));
 	/* The outgoing data is copied aside, then the buffer receives. */
 	len = (size_t)count * datatype->size;
 	if (len && dest != MPI_PROC_NULL) {
@@ -489,14 +422,6 @@ out:
 
 /* ---- probes ------------------------------------------------------------------------------ */
 
-static int check_probe(int source, int tag, MPI_Comm comm, const char *fname)
-{
-	MPIL_CHECK(mpil_check_init(fname));
-	MPIL_CHECK(mpil_check_comm(comm, fname));
-	MPIL_CHECK(check_source(comm, source, fname));
-	return check_recv_tag(comm, tag, fname);
-}
-
 /* One look at the unexpected messages: *flag and @status. */
 static int probe_once(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status,
 		      const char *fname)
@@ -505,8 +430,8 @@ static int probe_once(int source, int tag, MPI_Comm comm, int *flag, MPI_Status 
 	ibx_tag_t t, mask;
 	ibx_status_t st;
 
-	recv_match(comm, tag, &t, &mask);
-	st = ibx_tag_probe(mpil_g.ctx, source_to_world(comm, source), t, mask, &info);
+	mpil_recv_match(comm, tag, &t, &mask);
+	st = ibx_tag_probe(mpil_g.ctx, mpil_source_to_world(comm, source), t, mask, &info);
 	if (st == IBX_OK) {
 		*flag = 1;
 		mpil_status_set(status, mpil_comm_from_world(comm, info.source),
@@ -524,7 +449,7 @@ int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *statu
 {
 	static const char F[] = "MPI_Iprobe";
 
-	MPIL_CHECK(check_probe(source, tag, comm, F));
+	MPIL_CHECK(mpil_check_probe(source, tag, comm, F));
 	if (!flag)
 		return mpil_err(comm, MPI_ERR_ARG, F, "flag is NULL");
 	if (source == MPI_PROC_NULL) {
@@ -543,7 +468,7 @@ int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 	unsigned idle = 0;
 	int flag = 0;
 
-	MPIL_CHECK(check_probe(source, tag, comm, F));
+	MPIL_CHECK(mpil_check_probe(source, tag, comm, F));
 	if (source == MPI_PROC_NULL) {
 		mpil_status_proc_null(status);
 		return MPI_SUCCESS;

@@ -15,8 +15,20 @@
  * MPI_Request_free on an active request cannot release it while the engine
  * still owns the ibx_request_t: it goes on a zombie list, swept (finished and
  * released once complete) whenever the pool needs a request.
+ *
+ * A persistent request (p2p_persist.c) is the same object, started again
+ * and again; completing it makes it inactive instead of releasing it:
+ *
+ *   MPI_*_init ─► inactive ──MPI_Start──► active ──Wait/Test completes it──► inactive
+ *                    │                    │
+ *                    │ Request_free:      │ Request_free: a zombie, released
+ *                    ▼ released at once   ▼ once complete (as above)
+ *
+ * Every completion call treats an inactive request like MPI_REQUEST_NULL
+ * (empty status, MPI_UNDEFINED when nothing else is active) but leaves the
+ * handle as it is.
  */
-#include "mpil_int.h"
+#include "p2p_int.h"
 
 #include <stdlib.h>
 
@@ -78,6 +90,7 @@ mpil_request_t *mpil_req_alloc(void)
 	r->ubuf = NULL;
 	r->dtype = NULL;
 	r->next = NULL;
+	r->persist = NULL;
 	r->ibx.completed = 0;
 	r->ibx.cb = NULL;
 	return r;
@@ -87,6 +100,8 @@ void mpil_req_release(mpil_request_t *req)
 {
 	free(req->tmpbuf);
 	req->tmpbuf = NULL;
+	free(req->persist);
+	req->persist = NULL;
 	if (req->flags & MPIL_REQF_HOLDS) {
 		if (req->dtype)
 			mpil_dt_release(req->dtype);
@@ -105,8 +120,10 @@ void mpil_req_pool_fini(void)
 
 	for (c = mpil_g.req_chunks; c; c = next) {
 		next = c->next;
-		for (int i = 0; i < REQ_CHUNK; i++)
+		for (int i = 0; i < REQ_CHUNK; i++) {
 			free(c->reqs[i].tmpbuf);
+			free(c->reqs[i].persist);
+		}
 		free(c);
 	}
 	mpil_g.req_chunks = NULL;
@@ -212,6 +229,26 @@ static int check_req_array(int count, MPI_Request reqs[], const char *fname)
 	return MPI_SUCCESS;
 }
 
+/* MPI_REQUEST_NULL, or an inactive persistent request: nothing to complete. */
+static inline bool req_idle(MPI_Request r)
+{
+	return r == MPI_REQUEST_NULL || mpil_req_inactive(r);
+}
+
+/* A finished request leaves the user's hands (released, handle nulled),
+ * except a persistent one, which becomes inactive and stays the user's. */
+static inline void req_retire(MPI_Request *handle)
+{
+	mpil_request_t *r = *handle;
+
+	if (r->persist) {
+		r->persist->active = false;
+		return;
+	}
+	mpil_req_release(r);
+	*handle = MPI_REQUEST_NULL;
+}
+
 int mpil_req_complete(MPI_Request *handle, MPI_Status *status, const char *fname)
 {
 	mpil_request_t *r = *handle;
@@ -219,8 +256,7 @@ int mpil_req_complete(MPI_Request *handle, MPI_Status *status, const char *fname
 
 	if (ibx_unlikely(err != MPI_SUCCESS))
 		err = req_report(r, err, fname);
-	mpil_req_release(r);
-	*handle = MPI_REQUEST_NULL;
+	req_retire(handle);
 	return err;
 }
 
@@ -241,6 +277,10 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status)
 		return MPI_SUCCESS;
 	}
 	MPIL_CHECK(check_req(r, F));
+	if (ibx_unlikely(mpil_req_inactive(r))) {
+		mpil_status_empty(status);
+		return MPI_SUCCESS;
+	}
 	if (r->kind != MPIL_REQ_DONE)
 		mpil_ibx_wait(&r->ibx);
 	return mpil_req_complete(request, status, F);
@@ -262,6 +302,11 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 		return MPI_SUCCESS;
 	}
 	MPIL_CHECK(check_req(r, F));
+	if (ibx_unlikely(mpil_req_inactive(r))) {
+		*flag = 1;
+		mpil_status_empty(status);
+		return MPI_SUCCESS;
+	}
 	if (!mpil_req_done(r)) {
 		ibx_progress(mpil_g.ctx);
 		if (!mpil_req_done(r)) {
@@ -289,6 +334,11 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 		return MPI_SUCCESS;
 	}
 	MPIL_CHECK(check_req(request, F));
+	if (mpil_req_inactive(request)) {
+		*flag = 1;
+		mpil_status_empty(status);
+		return MPI_SUCCESS;
+	}
 	if (!mpil_req_done(request))
 		ibx_progress(mpil_g.ctx);
 	if (!mpil_req_done(request)) {
@@ -315,7 +365,9 @@ int PMPI_Request_free(MPI_Request *request)
 	if (r == MPI_REQUEST_NULL)
 		return mpil_err(NULL, MPI_ERR_REQUEST, F, "request is MPI_REQUEST_NULL");
 	MPIL_CHECK(check_req(r, F));
-	if (mpil_req_done(r)) {
+	if (mpil_req_inactive(r)) {
+		mpil_req_release(r);
+	} else if (mpil_req_done(r)) {
 		mpil_req_finish(r, MPI_STATUS_IGNORE);
 		mpil_req_release(r);
 	} else {
@@ -342,8 +394,9 @@ int PMPI_Cancel(MPI_Request *request)
 	MPIL_CHECK(check_req(r, F));
 	/* A receive not matched yet is withdrawn; anything else (a send, a
 	 * matched receive) completes normally and MPI_Test_cancelled says
-	 * false, which MPI-3.1 §3.8.4 allows. */
-	if (r->kind == MPIL_REQ_RECV && !r->ibx.completed)
+	 * false, which MPI-3.1 §3.8.4 allows. An inactive persistent request
+	 * has nothing to cancel (as in Open MPI). */
+	if (!mpil_req_inactive(r) && r->kind == MPIL_REQ_RECV && !r->ibx.completed)
 		(void)ibx_request_cancel(mpil_g.ctx, &r->ibx);
 	return MPI_SUCCESS;
 }
@@ -384,8 +437,7 @@ static void complete_in_array(MPI_Request reqs[], int i, MPI_Status *status, mul
 		me->index = i;
 		me->err = err;
 	}
-	mpil_req_release(r);
-	reqs[i] = MPI_REQUEST_NULL;
+	req_retire(&reqs[i]);
 }
 
 static int multi_result(const multi_err_t *me, const char *fname)
@@ -408,14 +460,14 @@ int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of
 	for (int i = 0; i < count; i++) {
 		mpil_request_t *r = array_of_requests[i];
 
-		if (r && r->kind != MPIL_REQ_DONE)
+		if (!req_idle(r) && r->kind != MPIL_REQ_DONE)
 			mpil_ibx_wait(&r->ibx);
 	}
 	for (int i = 0; i < count; i++) {
 		MPI_Status *st = array_of_statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE
 									  : &array_of_statuses[i];
 
-		if (array_of_requests[i] == MPI_REQUEST_NULL)
+		if (req_idle(array_of_requests[i]))
 			mpil_status_empty(st);
 		else
 			complete_in_array(array_of_requests, i, st, &me);
@@ -438,7 +490,7 @@ int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag,
 	for (int i = 0; i < count; i++) {
 		mpil_request_t *r = array_of_requests[i];
 
-		if (r && !mpil_req_done(r)) {
+		if (!req_idle(r) && !mpil_req_done(r)) {
 			*flag = 0;
 			return MPI_SUCCESS;
 		}
@@ -449,7 +501,7 @@ int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag,
 		MPI_Status *st = array_of_statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE
 									  : &array_of_statuses[i];
 
-		if (array_of_requests[i] == MPI_REQUEST_NULL)
+		if (req_idle(array_of_requests[i]))
 			mpil_status_empty(st);
 		else
 			complete_in_array(array_of_requests, i, st, &me);
@@ -464,7 +516,7 @@ static int find_done(int count, MPI_Request reqs[])
 	bool active = false;
 
 	for (int i = 0; i < count; i++) {
-		if (reqs[i] == MPI_REQUEST_NULL)
+		if (req_idle(reqs[i]))
 			continue;
 		if (mpil_req_done(reqs[i]))
 			return i;
@@ -537,7 +589,7 @@ static int some_collect(int incount, MPI_Request reqs[], int *outcount, int indi
 
 	atomic_thread_fence(memory_order_acquire);
 	for (int i = 0; i < incount; i++) {
-		if (reqs[i] == MPI_REQUEST_NULL)
+		if (req_idle(reqs[i]))
 			continue;
 		active = true;
 		if (!mpil_req_done(reqs[i]))

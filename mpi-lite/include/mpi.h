@@ -53,6 +53,7 @@ typedef struct mpil_errhandler *MPI_Errhandler;
 typedef struct mpil_group *MPI_Group;
 typedef struct mpil_info *MPI_Info;
 typedef struct mpil_win *MPI_Win;
+typedef struct mpil_message *MPI_Message;
 
 typedef struct MPI_Status {
 	int MPI_SOURCE;
@@ -72,6 +73,7 @@ typedef struct MPI_Status {
 #define MPI_GROUP_NULL	    ((MPI_Group)0)
 #define MPI_INFO_NULL	    ((MPI_Info)0)
 #define MPI_WIN_NULL	    ((MPI_Win)0)
+#define MPI_MESSAGE_NULL    ((MPI_Message)0)
 
 #define MPI_STATUS_IGNORE   ((MPI_Status *)0)
 #define MPI_STATUSES_IGNORE ((MPI_Status *)0)
@@ -86,6 +88,8 @@ typedef struct MPI_Status {
 #define MPI_ROOT	   (-3)
 #define MPI_UNDEFINED	   (-32766)
 #define MPI_KEYVAL_INVALID (-1)
+/* buffer space a buffered send needs besides its packed message */
+#define MPI_BSEND_OVERHEAD 256
 
 #define MPI_MAX_PROCESSOR_NAME	       256
 #define MPI_MAX_ERROR_STRING	       256
@@ -114,6 +118,27 @@ typedef struct MPI_Status {
 /* array order for MPI_Type_create_subarray */
 #define MPI_ORDER_C	  0
 #define MPI_ORDER_FORTRAN 1
+
+/* MPI_Type_get_envelope: how a datatype was made */
+#define MPI_COMBINER_NAMED	      1
+#define MPI_COMBINER_DUP	      2
+#define MPI_COMBINER_CONTIGUOUS	      3
+#define MPI_COMBINER_VECTOR	      4
+#define MPI_COMBINER_HVECTOR_INTEGER  5
+#define MPI_COMBINER_HVECTOR	      6
+#define MPI_COMBINER_INDEXED	      7
+#define MPI_COMBINER_HINDEXED_INTEGER 8
+#define MPI_COMBINER_HINDEXED	      9
+#define MPI_COMBINER_INDEXED_BLOCK    10
+#define MPI_COMBINER_STRUCT_INTEGER   11
+#define MPI_COMBINER_STRUCT	      12
+#define MPI_COMBINER_SUBARRAY	      13
+#define MPI_COMBINER_DARRAY	      14
+#define MPI_COMBINER_F90_REAL	      15
+#define MPI_COMBINER_F90_COMPLEX      16
+#define MPI_COMBINER_F90_INTEGER      17
+#define MPI_COMBINER_RESIZED	      18
+#define MPI_COMBINER_HINDEXED_BLOCK   19
 
 /* predefined attribute keys (MPI_Comm_get_attr on MPI_COMM_WORLD) */
 #define MPI_TAG_UB	    1
@@ -233,6 +258,9 @@ extern MPIL_API struct mpil_group mpil_group_empty;
 #define MPI_GROUP_EMPTY (&mpil_group_empty)
 extern MPIL_API struct mpil_info mpil_info_env;
 #define MPI_INFO_ENV (&mpil_info_env)
+/* what a matched probe of MPI_PROC_NULL returns */
+extern MPIL_API struct mpil_message mpil_message_no_proc;
+#define MPI_MESSAGE_NO_PROC (&mpil_message_no_proc)
 
 /* Predefined datatypes (MPI-3.1 §3.2.2, §4.1.11, §5.9.4, §17.2.6). */
 extern MPIL_API struct mpil_datatype mpil_dt_char, mpil_dt_signed_char, mpil_dt_unsigned_char,
@@ -331,6 +359,7 @@ MPIL_API int MPI_Comm_set_name(MPI_Comm comm, const char *comm_name);
 MPIL_API int MPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen);
 MPIL_API int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm);
 MPIL_API int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm);
+MPIL_API int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request);
 MPIL_API int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm);
 MPIL_API int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
 				 MPI_Comm *newcomm);
@@ -413,6 +442,33 @@ MPIL_API int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Statu
 MPIL_API int MPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count);
 MPIL_API int MPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count);
 MPIL_API int MPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count);
+/* buffered mode, persistent requests, matched probe */
+MPIL_API int MPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+		       MPI_Comm comm);
+MPIL_API int MPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+			MPI_Comm comm, MPI_Request *request);
+MPIL_API int MPI_Buffer_attach(void *buffer, int size);
+MPIL_API int MPI_Buffer_detach(void *buffer_addr, int *size);
+MPIL_API int MPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+			   MPI_Comm comm, MPI_Request *request);
+MPIL_API int MPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+			    MPI_Comm comm, MPI_Request *request);
+MPIL_API int MPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+			    MPI_Comm comm, MPI_Request *request);
+MPIL_API int MPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+			    MPI_Comm comm, MPI_Request *request);
+MPIL_API int MPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag,
+			   MPI_Comm comm, MPI_Request *request);
+MPIL_API int MPI_Start(MPI_Request *request);
+MPIL_API int MPI_Startall(int count, MPI_Request array_of_requests[]);
+MPIL_API int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message,
+			MPI_Status *status);
+MPIL_API int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
+			 MPI_Status *status);
+MPIL_API int MPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+		       MPI_Status *status);
+MPIL_API int MPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+			MPI_Request *request);
 
 /* ---- requests ------------------------------------------------------------------- */
 MPIL_API int MPI_Wait(MPI_Request *request, MPI_Status *status);
@@ -445,6 +501,15 @@ MPIL_API int MPI_Type_set_name(MPI_Datatype datatype, const char *type_name);
 MPIL_API int MPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent);
 MPIL_API int MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb,
 					MPI_Count *true_extent);
+MPIL_API int MPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_addresses,
+				   int *num_datatypes, int *combiner);
+MPIL_API int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses,
+				   int max_datatypes, int array_of_integers[],
+				   MPI_Aint array_of_addresses[],
+				   MPI_Datatype array_of_datatypes[]);
+MPIL_API int MPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count);
+MPIL_API int MPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Count count);
+MPIL_API int MPI_Status_set_cancelled(MPI_Status *status, int flag);
 MPIL_API int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype);
 MPIL_API int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype,
 			     MPI_Datatype *newtype);
@@ -509,6 +574,9 @@ MPIL_API int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendt
 MPIL_API int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
 			   MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
 			   const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm);
+MPIL_API int MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
+			   const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+			   const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm);
 MPIL_API int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
 				      MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
 MPIL_API int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
@@ -544,6 +612,7 @@ MPIL_API int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name);
 MPIL_API int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen);
 MPIL_API int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm);
 MPIL_API int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm);
+MPIL_API int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request);
 MPIL_API int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm);
 MPIL_API int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
 				  MPI_Comm *newcomm);
@@ -618,6 +687,32 @@ MPIL_API int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Stat
 MPIL_API int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count);
 MPIL_API int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count);
 MPIL_API int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count);
+MPIL_API int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+			MPI_Comm comm);
+MPIL_API int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+			 MPI_Comm comm, MPI_Request *request);
+MPIL_API int PMPI_Buffer_attach(void *buffer, int size);
+MPIL_API int PMPI_Buffer_detach(void *buffer_addr, int *size);
+MPIL_API int PMPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+			    MPI_Comm comm, MPI_Request *request);
+MPIL_API int PMPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+			     MPI_Comm comm, MPI_Request *request);
+MPIL_API int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+			     MPI_Comm comm, MPI_Request *request);
+MPIL_API int PMPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+			     MPI_Comm comm, MPI_Request *request);
+MPIL_API int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag,
+			    MPI_Comm comm, MPI_Request *request);
+MPIL_API int PMPI_Start(MPI_Request *request);
+MPIL_API int PMPI_Startall(int count, MPI_Request array_of_requests[]);
+MPIL_API int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message,
+			 MPI_Status *status);
+MPIL_API int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
+			  MPI_Status *status);
+MPIL_API int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+			MPI_Status *status);
+MPIL_API int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+			 MPI_Request *request);
 MPIL_API int PMPI_Wait(MPI_Request *request, MPI_Status *status);
 MPIL_API int PMPI_Waitall(int count, MPI_Request array_of_requests[],
 			  MPI_Status array_of_statuses[]);
@@ -646,6 +741,15 @@ MPIL_API int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name);
 MPIL_API int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent);
 MPIL_API int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb,
 					 MPI_Count *true_extent);
+MPIL_API int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_addresses,
+				    int *num_datatypes, int *combiner);
+MPIL_API int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses,
+				    int max_datatypes, int array_of_integers[],
+				    MPI_Aint array_of_addresses[],
+				    MPI_Datatype array_of_datatypes[]);
+MPIL_API int PMPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count);
+MPIL_API int PMPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Count count);
+MPIL_API int PMPI_Status_set_cancelled(MPI_Status *status, int flag);
 MPIL_API int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype);
 MPIL_API int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype,
 			      MPI_Datatype *newtype);
@@ -708,6 +812,9 @@ MPIL_API int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype send
 MPIL_API int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
 			    MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
 			    const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm);
+MPIL_API int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
+			    const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+			    const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm);
 MPIL_API int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
 				       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
 MPIL_API int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
@@ -721,6 +828,123 @@ MPIL_API int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI
 MPIL_API int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op);
 MPIL_API int PMPI_Op_free(MPI_Op *op);
 MPIL_API int PMPI_Op_commutative(MPI_Op op, int *commute);
+
+/* ---- process topologies and neighbourhood collectives (MPI-3.1 ch. 7) ---- */
+/* MPI_Topo_test */
+#define MPI_GRAPH      1
+#define MPI_CART       2
+#define MPI_DIST_GRAPH 3
+/* weights of MPI_Dist_graph_create(_adjacent) and MPI_Dist_graph_neighbors:
+ * addresses of library objects (as in MPICH), not small integers cast to
+ * pointers, which compilers warn about when they reach an int[] argument */
+extern MPIL_API struct mpil_weights mpil_unweighted, mpil_weights_empty;
+#define MPI_UNWEIGHTED	  ((int *)&mpil_unweighted)
+#define MPI_WEIGHTS_EMPTY ((int *)&mpil_weights_empty)
+
+MPIL_API int MPI_Dims_create(int nnodes, int ndims, int dims[]);
+MPIL_API int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[],
+			     int reorder, MPI_Comm *comm_cart);
+MPIL_API int MPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[]);
+MPIL_API int MPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank);
+MPIL_API int MPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source,
+			    int *rank_dest);
+MPIL_API int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm);
+MPIL_API int MPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[]);
+MPIL_API int MPI_Cartdim_get(MPI_Comm comm, int *ndims);
+MPIL_API int MPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[],
+			  int *newrank);
+MPIL_API int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[],
+			      int reorder, MPI_Comm *comm_graph);
+MPIL_API int MPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[]);
+MPIL_API int MPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges);
+MPIL_API int MPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors);
+MPIL_API int MPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[]);
+MPIL_API int MPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[],
+			   int *newrank);
+MPIL_API int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[],
+				   const int degrees[], const int destinations[],
+				   const int weights[], MPI_Info info, int reorder,
+				   MPI_Comm *comm_dist_graph);
+MPIL_API int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[],
+					    const int sourceweights[], int outdegree,
+					    const int destinations[], const int destweights[],
+					    MPI_Info info, int reorder, MPI_Comm *comm_dist_graph);
+MPIL_API int MPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree, int *outdegree,
+					    int *weighted);
+MPIL_API int MPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[],
+				      int sourceweights[], int maxoutdegree, int destinations[],
+				      int destweights[]);
+MPIL_API int MPI_Topo_test(MPI_Comm comm, int *status);
+MPIL_API int MPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+				    void *recvbuf, int recvcount, MPI_Datatype recvtype,
+				    MPI_Comm comm);
+MPIL_API int MPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+				     void *recvbuf, const int recvcounts[], const int displs[],
+				     MPI_Datatype recvtype, MPI_Comm comm);
+MPIL_API int MPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+				   void *recvbuf, int recvcount, MPI_Datatype recvtype,
+				   MPI_Comm comm);
+MPIL_API int MPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[],
+				    const int sdispls[], MPI_Datatype sendtype, void *recvbuf,
+				    const int recvcounts[], const int rdispls[],
+				    MPI_Datatype recvtype, MPI_Comm comm);
+MPIL_API int MPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[],
+				    const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+				    void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[],
+				    const MPI_Datatype recvtypes[], MPI_Comm comm);
+/* the profiling interface */
+MPIL_API int PMPI_Dims_create(int nnodes, int ndims, int dims[]);
+MPIL_API int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[],
+			      int reorder, MPI_Comm *comm_cart);
+MPIL_API int PMPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[]);
+MPIL_API int PMPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank);
+MPIL_API int PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source,
+			     int *rank_dest);
+MPIL_API int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm);
+MPIL_API int PMPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[]);
+MPIL_API int PMPI_Cartdim_get(MPI_Comm comm, int *ndims);
+MPIL_API int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[],
+			   int *newrank);
+MPIL_API int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[],
+			       int reorder, MPI_Comm *comm_graph);
+MPIL_API int PMPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[]);
+MPIL_API int PMPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges);
+MPIL_API int PMPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors);
+MPIL_API int PMPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[]);
+MPIL_API int PMPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[],
+			    int *newrank);
+MPIL_API int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[],
+				    const int degrees[], const int destinations[],
+				    const int weights[], MPI_Info info, int reorder,
+				    MPI_Comm *comm_dist_graph);
+MPIL_API int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[],
+					     const int sourceweights[], int outdegree,
+					     const int destinations[], const int destweights[],
+					     MPI_Info info, int reorder, MPI_Comm *comm_dist_graph);
+MPIL_API int PMPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree, int *outdegree,
+					     int *weighted);
+MPIL_API int PMPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[],
+				       int sourceweights[], int maxoutdegree, int destinations[],
+				       int destweights[]);
+MPIL_API int PMPI_Topo_test(MPI_Comm comm, int *status);
+MPIL_API int PMPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+				     void *recvbuf, int recvcount, MPI_Datatype recvtype,
+				     MPI_Comm comm);
+MPIL_API int PMPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+				      void *recvbuf, const int recvcounts[], const int displs[],
+				      MPI_Datatype recvtype, MPI_Comm comm);
+MPIL_API int PMPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+				    void *recvbuf, int recvcount, MPI_Datatype recvtype,
+				    MPI_Comm comm);
+MPIL_API int PMPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[],
+				     const int sdispls[], MPI_Datatype sendtype, void *recvbuf,
+				     const int recvcounts[], const int rdispls[],
+				     MPI_Datatype recvtype, MPI_Comm comm);
+MPIL_API int PMPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[],
+				     const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+				     void *recvbuf, const int recvcounts[],
+				     const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+				     MPI_Comm comm);
 
 /* ---- one-sided communication (MPI-3.1 chapter 11) ------------------------ */
 /* window attributes (MPI_Win_get_attr keyvals) */

@@ -150,10 +150,10 @@ static void test_everywhere(MPI_Comm W, int p)
 	/* predefined ops outside their types (MPI-3.1 §5.9.2) */
 	MPI_FAILS(MPI_ERR_OP, MPI_Reduce(a, b, 1, MPI_FLOAT, MPI_BXOR, 0, W));
 	MPI_FAILS(MPI_ERR_OP, MPI_Scan(a, b, 1, MPI_DOUBLE, MPI_LAND, W));
-	MPI_FAILS(MPI_ERR_OP, MPI_Exscan(a, b, 1, MPI_CHAR, MPI_MAX, W));
+	MPI_FAILS(MPI_ERR_OP, MPI_Exscan(a, b, 1, MPI_WCHAR, MPI_MAX, W));
 	MPI_FAILS(MPI_ERR_OP, MPI_Reduce_scatter_block(a, b, 1, MPI_C_BOOL, MPI_SUM, W));
 	MPI_FAILS(MPI_ERR_OP, MPI_Reduce(a, b, 1, MPI_BYTE, MPI_SUM, 0, W));
-	MPI_FAILS(MPI_ERR_OP, MPI_Reduce(a, b, 1, MPI_AINT, MPI_LOR, 0, W));
+	MPI_FAILS(MPI_ERR_OP, MPI_Reduce(a, b, 1, MPI_WCHAR, MPI_LOR, 0, W));
 	MPI_FAILS(MPI_ERR_OP, MPI_Reduce(a, b, 1, MPI_C_FLOAT_COMPLEX, MPI_MIN, 0, W));
 	MPI_FAILS(MPI_ERR_OP, MPI_Reduce(a, b, 1, MPI_2INT, MPI_SUM, 0, W));
 	MPI_FAILS(MPI_ERR_OP, MPI_Reduce(a, b, 1, MPI_INT, MPI_MINLOC, 0, W));

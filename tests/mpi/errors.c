@@ -153,7 +153,7 @@ static void test_coll_args(int rank, int size)
 	MPI_FAILS(MPI_ERR_OP, MPI_Allreduce(a, b, 4, MPI_INT, MPI_OP_NULL, W));
 	MPI_FAILS(MPI_ERR_OP, MPI_Allreduce(a, b, 4, MPI_INT, bogus_op, W));
 	MPI_FAILS(MPI_ERR_OP, MPI_Allreduce(a, b, 4, MPI_DOUBLE, MPI_BAND, W));
-	MPI_FAILS(MPI_ERR_OP, MPI_Allreduce(a, b, 4, MPI_CHAR, MPI_SUM, W));
+	MPI_FAILS(MPI_ERR_OP, MPI_Allreduce(a, b, 4, MPI_WCHAR, MPI_SUM, W));
 	MPI_FAILS(MPI_ERR_OP, MPI_Allreduce(a, b, 1, MPI_INT, MPI_MAXLOC, W));
 	MPI_FAILS(MPI_ERR_OP, MPI_Allreduce(a, b, 1, MPI_C_DOUBLE_COMPLEX, MPI_MAX, W));
 	MPI_FAILS(MPI_ERR_OP, MPI_Allreduce(a, b, 4, MPI_INT, MPI_REPLACE, W));

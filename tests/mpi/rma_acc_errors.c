@@ -4,8 +4,8 @@
  * window's handler (MPI_ERRORS_RETURN):
  *   MPI_ERR_OP     a user-defined op, MPI_OP_NULL, MPI_NO_OP in
  *                  MPI_Accumulate, an op the type's group does not allow
- *                  (BAND on double, MAXLOC on int, SUM on MPI_CHAR)
- *   MPI_ERR_TYPE   MPI_Compare_and_swap on MPI_FLOAT / MPI_CHAR / a derived
+ *                  (BAND on double, MAXLOC on int, SUM on MPI_WCHAR)
+ *   MPI_ERR_TYPE   MPI_Compare_and_swap on MPI_FLOAT / MPI_WCHAR / a derived
  *                  type; Fetch_and_op on a derived type; origin, result and
  *                  target of different predefined types; a target type
  *                  that mixes types; uncommitted
@@ -18,6 +18,7 @@
 #include "mpitest.h"
 
 #include <stddef.h>
+#include <wchar.h>
 
 enum { N = 8 };
 
@@ -40,6 +41,7 @@ int main(int argc, char **argv)
 	float f = 1.0f, fres;
 	double d = 1.0;
 	char c = 'x', cres = 0;
+	wchar_t wc = L'x', wres = 0;
 	int right;
 
 	mt_init(&argc, &argv, &rank, &size);
@@ -84,13 +86,14 @@ int main(int argc, char **argv)
 		  MPI_Accumulate(&d, 1, MPI_DOUBLE, right, 0, 1, MPI_DOUBLE, MPI_BAND, win));
 	MPI_FAILS(MPI_ERR_OP,
 		  MPI_Accumulate(ione, 1, MPI_INT, right, 0, 1, MPI_INT, MPI_MAXLOC, win));
-	MPI_FAILS(MPI_ERR_OP, MPI_Accumulate(&c, 1, MPI_CHAR, right, 0, 1, MPI_CHAR, MPI_SUM, win));
+	MPI_FAILS(MPI_ERR_OP,
+		  MPI_Accumulate(&wc, 1, MPI_WCHAR, right, 0, 1, MPI_WCHAR, MPI_SUM, win));
 	MPI_FAILS(MPI_ERR_OP, MPI_Fetch_and_op(ione, ires, MPI_INT, right, 0, user, win));
 	MPI_FAILS(MPI_ERR_OP, MPI_Get_accumulate(ione, 1, MPI_INT, ires, 1, MPI_INT, right, 0, 1,
 						 MPI_INT, user, win));
 	/* types */
 	MPI_FAILS(MPI_ERR_TYPE, MPI_Compare_and_swap(&f, &f, &fres, MPI_FLOAT, right, 0, win));
-	MPI_FAILS(MPI_ERR_TYPE, MPI_Compare_and_swap(&c, &c, &cres, MPI_CHAR, right, 0, win));
+	MPI_FAILS(MPI_ERR_TYPE, MPI_Compare_and_swap(&wc, &wc, &wres, MPI_WCHAR, right, 0, win));
 	MPI_FAILS(MPI_ERR_TYPE, MPI_Compare_and_swap(&one, &cmp, &res, vec, right, 0, win));
 	MPI_FAILS(MPI_ERR_TYPE, MPI_Fetch_and_op(&one, &res, vec, right, 0, MPI_SUM, win));
 	MPI_FAILS(MPI_ERR_TYPE,

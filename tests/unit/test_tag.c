@@ -146,6 +146,79 @@ static void test_sync_self(void **state)
 	assert_int_equal(ibx_tag_probe(ctx, 0, 9, IBX_TAG_MASK_ALL, &info), IBX_ERR_NOT_FOUND);
 }
 
+/* Matched probe: a claimed message is invisible to receives and probes and
+ * is received only through its handle, in every delivery kind (inline
+ * eager, heap copy, synchronous self send). */
+static void test_mprobe(void **state)
+{
+	size_t big = 1 << 20;
+	char *b1 = malloc(big), *b2 = calloc(1, big);
+	int one = 1, two = 2, got = 0, a = 33, c = 0;
+	ibx_request_t s = {.cb = NULL}, ss = {.cb = NULL}, r = {.cb = NULL}, r2 = {.cb = NULL};
+	ibx_probe_info_t info;
+	ibx_tag_msg_t *m1, *m2, *m3;
+
+	assert_non_null(b1);
+	assert_non_null(b2);
+	assert_int_equal(ibx_tag_mprobe(ctx, 0, 5, IBX_TAG_MASK_ALL, &info, &m1),
+			 IBX_ERR_NOT_FOUND);
+	ibx_tag_send(ctx, 0, &one, sizeof(one), 5, 0, &s);
+	ibx_tag_send(ctx, 0, &two, sizeof(two), 5, 0, &s);
+	assert_int_equal(ibx_tag_mprobe(ctx, IBX_ANY_SOURCE, 5, IBX_TAG_MASK_ALL, &info, &m1),
+			 IBX_OK);
+	assert_int_equal(info.source, 0);
+	assert_int_equal(info.tag, 5);
+	assert_int_equal(info.length, sizeof(int));
+	/* the first message is claimed: a receive gets the second one */
+	assert_int_equal(ibx_tag_recv(ctx, 0, &got, sizeof(got), 5, IBX_TAG_MASK_ALL, &r), IBX_OK);
+	assert_int_equal(got, 2);
+	assert_int_equal(ibx_tag_probe(ctx, 0, 5, IBX_TAG_MASK_ALL, &info), IBX_ERR_NOT_FOUND);
+	/* a receive posted now stays posted: only the handle reaches message 1 */
+	assert_int_equal(ibx_tag_recv(ctx, 0, &c, sizeof(c), 5, IBX_TAG_MASK_ALL, &r2),
+			 IBX_INPROGRESS);
+	assert_int_equal(ibx_tag_mrecv(ctx, m1, &got, sizeof(got), &r), IBX_OK);
+	assert_int_equal(got, 1);
+	assert_int_equal(r.status, IBX_OK);
+	assert_int_equal(r.source, 0);
+	assert_int_equal(r.tag, 5);
+	assert_false(r2.completed);
+	assert_int_equal(ibx_request_cancel(ctx, &r2), IBX_OK);
+	/* received already: the handle is spent */
+	assert_int_equal(ibx_tag_mrecv(ctx, m1, &got, sizeof(got), &r), IBX_ERR_INVALID_PARAM);
+
+	/* a large (heap-copied) message, claimed through a tag wildcard */
+	for (size_t i = 0; i < big; i++)
+		b1[i] = (char)(i * 13);
+	ibx_tag_send(ctx, 0, b1, big, ((ibx_tag_t)7 << 32) | 3, 0, &s);
+	assert_int_equal(
+	    ibx_tag_mprobe(ctx, 0, (ibx_tag_t)7 << 32, ~(ibx_tag_t)0xffffffff, &info, &m2), IBX_OK);
+	assert_int_equal(info.length, big);
+	assert_int_equal(info.tag, ((ibx_tag_t)7 << 32) | 3);
+	assert_int_equal(ibx_tag_mrecv(ctx, m2, b2, big, &r), IBX_OK);
+	assert_memory_equal(b1, b2, big);
+
+	/* a synchronous send to self completes when its claimed message is
+	 * received, not when it is probed; truncation is reported */
+	assert_int_equal(ibx_tag_send(ctx, 0, &a, sizeof(a), 9, IBX_SEND_SYNC, &ss),
+			 IBX_INPROGRESS);
+	assert_int_equal(ibx_tag_mprobe(ctx, 0, 9, IBX_TAG_MASK_ALL, &info, &m3), IBX_OK);
+	assert_false(ss.completed);
+	assert_int_equal(ibx_tag_mrecv(ctx, m3, &c, 2, &r), IBX_OK);
+	assert_true(ss.completed);
+	assert_int_equal(r.status, IBX_ERR_TRUNCATED);
+	assert_int_equal(r.length, sizeof(int));
+
+	/* one claimed and never received: finalize frees it (LSan) */
+	ibx_tag_send(ctx, 0, b1, big, 11, 0, &s);
+	assert_int_equal(ibx_tag_mprobe(ctx, 0, 11, IBX_TAG_MASK_ALL, &info, &m1), IBX_OK);
+
+	assert_int_equal(ibx_tag_mprobe(ctx, 4, 0, 0, &info, &m1), IBX_ERR_INVALID_PARAM);
+	assert_int_equal(ibx_tag_mprobe(ctx, 0, 0, 0, &info, NULL), IBX_ERR_INVALID_PARAM);
+	assert_int_equal(ibx_tag_mrecv(ctx, NULL, &c, 4, &r), IBX_ERR_INVALID_PARAM);
+	free(b1);
+	free(b2);
+}
+
 static void test_bad_args(void **state)
 {
 	ibx_request_t r = {.cb = NULL};
@@ -238,6 +311,7 @@ int main(void)
 	    cmocka_unit_test(test_order_and_wildcards),
 	    cmocka_unit_test(test_truncation),
 	    cmocka_unit_test(test_sync_self),
+	    cmocka_unit_test(test_mprobe),
 	    cmocka_unit_test(test_bad_args),
 	    cmocka_unit_test(test_config),
 	    cmocka_unit_test(test_config_registry),
