@@ -109,7 +109,7 @@ ibx_status_t ibx_rkey_map(const ibx_rkey_t *rkey, uint64_t raddr, void **ptr_p)
 		return IBX_ERR_INVALID_PARAM;
 	if (!range_ok(rkey, raddr, 0))
 		return IBX_ERR_INVALID_PARAM;
-	base = rkey->direct ? rkey->direct : rkey->seg.addr;
+	base = rkey->direct ? rkey->direct : rkey->seg_base;
 	if (!base)
 		return IBX_ERR_UNSUPPORTED;
 	*ptr_p = base + (raddr - rkey->base);
@@ -233,7 +233,7 @@ static ibx_status_t rmw_lock(ibx_ctx_t *ctx, rma_ctl_t *ctl, int owner)
 		if (atomic_compare_exchange_weak_explicit(
 			&ctl->rmw_lock, &cur, me, memory_order_acquire, memory_order_relaxed))
 			return IBX_OK;
-		if (spins % 4096 == 0 && cur && kill((pid_t)cur, 0) != 0 && errno == ESRCH) {
+		if (spins % 4096 == 0 && cur && !ibx_pid_alive((pid_t)cur)) {
 			ibx_error("rma: process %llu died holding rank %d's atomic lock",
 				  (unsigned long long)cur, owner);
 			return IBX_ERR_UNREACHABLE;
