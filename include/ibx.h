@@ -226,11 +226,13 @@ IBX_API ibx_status_t ibx_rkey_unpack(ibx_ctx_t *ctx, int owner, const void *buf,
 				     ibx_rkey_t **rkey_p);
 IBX_API void ibx_rkey_destroy(ibx_ctx_t *ctx, ibx_rkey_t *rkey);
 
-/* When the key owner's memory at @raddr is mapped in this process (the
- * owner is this process, or a node-local peer whose memory came from
- * ibx_mem_alloc or ibx_mem_share), sets *ptr_p to its local address: plain loads, stores
- * and CPU atomics then reach it. IBX_ERR_UNSUPPORTED otherwise (use the
- * operations below); IBX_ERR_INVALID_PARAM outside the key's range. */
+/* When the key owner's memory at @raddr is mapped in this process and CPU
+ * atomics on it are atomic with every peer's (memory of ibx_mem_alloc or
+ * ibx_mem_share, ours or a node-local peer's; our own ibx_mem_map memory
+ * when no node-local peer updates it), sets *ptr_p to its local address:
+ * plain loads, stores and CPU atomics then reach it. IBX_ERR_UNSUPPORTED
+ * otherwise (use the operations below); IBX_ERR_INVALID_PARAM outside the
+ * key's range. */
 IBX_API ibx_status_t ibx_rkey_ptr(const ibx_rkey_t *rkey, uint64_t raddr, void **ptr_p);
 /* Like ibx_rkey_ptr, but for any memory of this node that is mapped here,
  * whichever route the operations take (IBX_PATHS=verbs puts node-local

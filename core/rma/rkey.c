@@ -75,6 +75,16 @@ static bool peer_on_shm(const ibx_ctx_t *ctx, int owner)
 	return p->ops && strcmp(p->ops->name, "shm") == 0;
 }
 
+/* Some peer reaches us through the shm path (and so updates our private
+ * memory under our RMW lock). */
+static bool has_shm_peer(const ibx_ctx_t *ctx)
+{
+	for (int r = 0; r < ctx->size; r++)
+		if (r != ctx->rank && peer_on_shm(ctx, r))
+			return true;
+	return false;
+}
+
 /* A node-local owner: map its control page (for RMW under its lock) and,
  * for allocated memory, its segment (direct load / store). */
 static ibx_status_t route_node_local(ibx_rkey_t *rk, const key_fields_t *k)
@@ -121,6 +131,7 @@ static ibx_status_t key_route(ibx_ctx_t *ctx, rma_state_t *st, ibx_rkey_t *rk,
 		 * are atomic only among themselves: ours must be the NIC's too */
 		if (k->flags & RMA_KEY_VERBS)
 			rk->amo_peer = ibx_qp_path_self(ctx);
+		rk->rmw_self = !(k->flags & RMA_KEY_SEG) && has_shm_peer(ctx);
 		return IBX_OK;
 	}
 	if (ctx->peers[rk->owner].error != IBX_OK)

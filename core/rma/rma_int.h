@@ -108,6 +108,9 @@ struct ibx_rkey {
 	ibx_peer_t *amo_peer; /* self with verbs peers: atomics through the verbs
 				 path's loopback QP, so that they are the NIC's
 				 like the peers' (NULL: by the route) */
+	bool rmw_self;	      /* our own private memory, which node-local peers update
+				 under our RMW lock: CPU atomics must take it too, so
+				 ibx_rkey_ptr does not offer the memory */
 	rma_ctl_t *ctl;	      /* the owner's control page, for RMW under its lock */
 	rma_map_t ctl_map;    /* our mapping of it (not for self) */
 };

@@ -105,9 +105,8 @@ static bool vma_movable(const vma_t *v)
 
 static bool vma_of_seg(const vma_t *v, const share_seg_t *s)
 {
-	return v->perms[3] == 's' && v->perms[0] == 'r' && v->perms[1] == 'w' &&
-	       v->ino == s->ino && v->start >= s->start && v->end <= s->start + s->len &&
-	       v->off == v->start - s->start;
+	return v->perms[3] == 's' && v->perms[0] == 'r' && v->perms[1] == 'w' && v->ino == s->ino &&
+	       v->start >= s->start && v->end <= s->start + s->len && v->off == v->start - s->start;
 }
 
 /* Classifies [start, end) (page aligned): every byte of it must be covered

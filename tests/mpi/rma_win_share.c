@@ -78,8 +78,8 @@ static void window_round(unsigned char *mem, size_t len, int round, const char *
 
 		MPI_OK(MPI_Put(src, SLOT, MPI_BYTE, t, (MPI_Aint)rank * SLOT, SLOT, MPI_BYTE, win));
 		for (int k = 0; k < ACC_ADDS; k++)
-			MPI_OK(MPI_Accumulate(&one, 1, MPI_INT, t, WIN_LEN - 64, 1, MPI_INT, MPI_SUM,
-					      win));
+			MPI_OK(MPI_Accumulate(&one, 1, MPI_INT, t, WIN_LEN - 64, 1, MPI_INT,
+					      MPI_SUM, win));
 	}
 	MPI_OK(MPI_Win_unlock_all(win));
 	MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
@@ -92,8 +92,8 @@ static void window_round(unsigned char *mem, size_t len, int round, const char *
 	MPI_OK(MPI_Win_free(&win));
 	/* the bytes around the window on the same pages are the program's */
 	for (size_t i = 0; i < WIN_OFF; i++)
-		CHECK(mem[i] == pat(rank, round, i), "%s round %d: byte %zu before the window", what,
-		      round, i);
+		CHECK(mem[i] == pat(rank, round, i), "%s round %d: byte %zu before the window",
+		      what, round, i);
 	for (size_t i = WIN_OFF + WIN_LEN; i < len; i++)
 		CHECK(mem[i] == pat(rank, round, i), "%s round %d: byte %zu after the window", what,
 		      round, i);
@@ -118,8 +118,8 @@ static void dynamic_reattach(void)
 	MPI_OK(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &win));
 	for (int round = 0; round < 3; round++) {
 		size_t len = 256 * 1024;
-		unsigned char *mem = mmap(NULL, len, PROT_READ | PROT_WRITE,
-					  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		unsigned char *mem =
+		    mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		MPI_Aint mine;
 
 		CHECK(mem != MAP_FAILED, "mmap");
