@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/types.h>
 #include <time.h>
 
 #define IBX_CACHELINE			    64
@@ -58,6 +59,9 @@ static inline double ibx_time_sec(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
+/* False once process @pid of this node is gone or a zombie (core/pid.c). */
+bool ibx_pid_alive(pid_t pid);
+
 static inline uint64_t ibx_time_ns(void)
 {
 	struct timespec ts;

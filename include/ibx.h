@@ -218,6 +218,15 @@ IBX_API ibx_status_t ibx_mem_map(ibx_ctx_t *ctx, void *addr, size_t len, ibx_mem
 /* Allocates @len bytes (zeroed, page aligned) in a shared segment and maps
  * them: node-local peers then access them directly. */
 IBX_API ibx_status_t ibx_mem_alloc(ibx_ctx_t *ctx, size_t len, void **addr_p, ibx_mem_t **mem_p);
+/* Like ibx_mem_map, and node-local peers reach the memory directly as if
+ * it came from ibx_mem_alloc: the pages holding [addr, addr + len) are
+ * moved, bytes and addresses unchanged, into a shared segment. Only
+ * ordinary private memory moves (heap, static data, anonymous mappings;
+ * never the stack); other memory is mapped as by ibx_mem_map. Pages moved
+ * once are reused by later calls. The caller guarantees that no other
+ * thread writes those pages during the call; afterwards a child made by
+ * fork() shares them instead of receiving a copy. */
+IBX_API ibx_status_t ibx_mem_share(ibx_ctx_t *ctx, void *addr, size_t len, ibx_mem_t **mem_p);
 /* Ends a mapping (frees memory from ibx_mem_alloc). Peers must have
  * stopped using their keys for it. */
 IBX_API ibx_status_t ibx_mem_unmap(ibx_ctx_t *ctx, ibx_mem_t *mem);
@@ -230,11 +239,13 @@ IBX_API ibx_status_t ibx_rkey_unpack(ibx_ctx_t *ctx, int owner, const void *buf,
 				     ibx_rkey_t **rkey_p);
 IBX_API void ibx_rkey_destroy(ibx_ctx_t *ctx, ibx_rkey_t *rkey);
 
-/* When the key owner's memory at @raddr is mapped in this process (the
- * owner is this process, or a node-local peer whose memory came from
- * ibx_mem_alloc), sets *ptr_p to its local address: plain loads, stores
- * and CPU atomics then reach it. IBX_ERR_UNSUPPORTED otherwise (use the
- * operations below); IBX_ERR_INVALID_PARAM outside the key's range. */
+/* When the key owner's memory at @raddr is mapped in this process and CPU
+ * atomics on it are atomic with every peer's (memory of ibx_mem_alloc or
+ * ibx_mem_share, ours or a node-local peer's; our own ibx_mem_map memory
+ * when no node-local peer updates it), sets *ptr_p to its local address:
+ * plain loads, stores and CPU atomics then reach it. IBX_ERR_UNSUPPORTED
+ * otherwise (use the operations below); IBX_ERR_INVALID_PARAM outside the
+ * key's range. */
 IBX_API ibx_status_t ibx_rkey_ptr(const ibx_rkey_t *rkey, uint64_t raddr, void **ptr_p);
 /* Like ibx_rkey_ptr, but for any memory of this node that is mapped here,
  * whichever route the operations take (IBX_PATHS=verbs puts node-local

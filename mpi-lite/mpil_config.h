@@ -15,7 +15,8 @@
 // clang-format off
 #define MPIL_CONFIG(X) \
 	X(COLL_HIER, BOOL, "y", "collectives: node-aware algorithms (inside each node first, then among one representative per node) on communicators that span several nodes") \
-	X(COLL_NODE_SIZE, INT, "0", "collectives: take every N consecutive world ranks for one node instead of the real node map (tests the node-aware algorithms on one machine); 0 = the real map")
+	X(COLL_NODE_SIZE, INT, "0", "collectives: take every N consecutive world ranks for one node instead of the real node map (tests the node-aware algorithms on one machine); 0 = the real map") \
+	X(WIN_SHARE, BOOL, "y", "windows: MPI_Win_create and MPI_Win_attach move the user's pages into a shared segment in place (same addresses and bytes) so that node-local ranks reach them with loads and stores instead of a system call per operation; not under MPI_THREAD_MULTIPLE; n = leave user memory where it is")
 // clang-format on
 
 typedef struct mpil_config {

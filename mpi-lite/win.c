@@ -380,7 +380,8 @@ static int win_make(MPI_Comm comm, int flavor, void *user_base, MPI_Aint size, i
 		switch (flavor) {
 		case MPI_WIN_FLAVOR_CREATE:
 			if (size > 0)
-				st = ibx_mem_map(mpil_g.ctx, user_base, (size_t)size, &win->mem);
+				st = mpil_win_map_user(win->comm, user_base, (size_t)size,
+						       &win->mem);
 			win->base = user_base;
 			break;
 		case MPI_WIN_FLAVOR_ALLOCATE:

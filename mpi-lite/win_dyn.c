@@ -12,13 +12,14 @@
  *   DYN_VERSION += 1   (even: stable)      v2 = DYN_VERSION      v1 != v2? retry
  *
  * An origin keeps a copy of each target's table with the keys unpacked
- * (t->dyn) and reads the table again when an access falls outside every
- * cached region, or, for a target whose control block is mapped here
- * (node-local), as soon as the version differs from its copy's (one load
- * per access). A remote target's detach is found out by the engine: the
- * unmapped region's key no longer works there (verbs: the registration is
- * gone), the operation fails with an engine error that the caller reports,
- * and the target's memory is never touched.
+ * (t->dyn) and compares the target's version with its copy's before every
+ * access: one load for a target whose control block is mapped here
+ * (node-local), one 8-byte read otherwise. The table is read again when
+ * the version moved or the access falls outside every cached region. The
+ * read per access is the price of correctness over the network: a target
+ * may detach a region and attach new memory at the same addresses (munmap,
+ * mmap), and an origin that kept the old key would use a registration that
+ * is gone — a remote access error, which ends the connection.
  */
 #include "win_int.h"
 
@@ -106,7 +107,7 @@ int PMPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
 	/* an empty region is never accessed: it has no mapping and no key */
 	mem = NULL;
 	klen = 0;
-	st = size ? ibx_mem_map(mpil_g.ctx, base, (size_t)size, &mem) : IBX_OK;
+	st = size ? mpil_win_map_user(win->comm, base, (size_t)size, &mem) : IBX_OK;
 	if (st == IBX_OK && mem) {
 		klen = sizeof(key);
 		st = ibx_rkey_pack(mpil_g.ctx, mem, key, &klen);
@@ -318,6 +319,19 @@ static int dyn_refresh(MPI_Win win, int r, const char *fname)
 	return err;
 }
 
+/* Member @r's table version: a load, or a read over the network. */
+static int dyn_version(MPI_Win win, int r, uint64_t *version_p, const char *fname)
+{
+	const mpil_win_target_t *t = &win->t[r];
+
+	if (t->ctl_local) {
+		*version_p =
+		    __atomic_load_n(&t->ctl_local[MPIL_WCTL_DYN_VERSION], __ATOMIC_ACQUIRE);
+		return MPI_SUCCESS;
+	}
+	return mpil_win_ctl_read(win, r, MPIL_WCTL_DYN_VERSION, version_p, fname);
+}
+
 static const mpil_win_dyn_region_t *dyn_find(const mpil_win_target_t *t, uint64_t a, uint64_t b)
 {
 	for (int i = 0; i < t->dyn_n; i++)
@@ -332,6 +346,7 @@ int mpil_win_dyn_target(MPI_Win win, int target, MPI_Aint target_disp, MPI_Aint 
 	mpil_win_target_t *t = &win->t[target];
 	const mpil_win_dyn_region_t *d;
 	bool fresh = false;
+	uint64_t version;
 	MPI_Aint a, b;
 	int err;
 
@@ -348,9 +363,8 @@ int mpil_win_dyn_target(MPI_Win win, int target, MPI_Aint target_disp, MPI_Aint 
 		return mpil_win_err(win, MPI_ERR_RMA_RANGE, fname,
 				    "address 0x%llx%+lld is not in rank %d's address space",
 				    (unsigned long long)target_disp, (long long)lo, target);
-	/* a node-local target's version is one load away: follow every change */
-	if (t->ctl_local && __atomic_load_n(&t->ctl_local[MPIL_WCTL_DYN_VERSION],
-					    __ATOMIC_ACQUIRE) != t->dyn_version) {
+	MPIL_CHECK(dyn_version(win, target, &version, fname));
+	if (version != t->dyn_version) {
 		MPIL_CHECK(dyn_refresh(win, target, fname));
 		fresh = true;
 	}

@@ -226,6 +226,9 @@ int mpil_win_target(MPI_Win win, int target, MPI_Aint target_disp, MPI_Aint lo, 
 		    uint64_t *raddr_p, ibx_rkey_t **rk_p, const char *fname);
 /* MPI_Finalize: the bookkeeping of MPI_Alloc_mem (win_mem.c). */
 void mpil_win_alloc_mem_fini(void);
+/* Maps user memory for a window over @comm (win_mem.c: moved into a shared
+ * segment when node-local members would otherwise need system calls). */
+ibx_status_t mpil_win_map_user(MPI_Comm comm, void *base, size_t size, ibx_mem_t **mem_p);
 
 /* ---- win_dyn.c ------------------------------------------------------------------ */
 /* mpil_win_target for a dynamic window: @target_disp is an address. */

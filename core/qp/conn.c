@@ -20,6 +20,7 @@
 
 #include <fcntl.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #define BOOT_KEY     "ibx.qp"
 #define BLOB_MAGIC   0x49425851u /* "IBXQ" */
@@ -35,7 +36,7 @@ typedef struct qp_blob {
 	uint16_t credits;
 	uint16_t pad;
 	uint32_t eager_limit;
-	uint32_t pad2;
+	int32_t pid; /* node-local peers check that it lives */
 	uint8_t addr[IBX_QP_ADDR_WIRE_LEN];
 } qp_blob_t;
 
@@ -369,6 +370,7 @@ static ibx_status_t qp_path_init(ibx_ctx_t *ctx, const int *ranks, int n, void *
 	blob->mbox_rkey = path->mbox_mr->rkey;
 	blob->credits = path->credits;
 	blob->eager_limit = path->eager_limit;
+	blob->pid = (int32_t)getpid();
 	ibx_qp_local_addr(path->peers[0].qp, &me);
 	me.qpn = me.psn = 0;
 	ibx_qp_addr_pack(&me, blob->addr);
@@ -461,6 +463,16 @@ static ibx_status_t peer_connect(qp_path_t *path, qp_peer_t *p)
 	p->rmbox_rkey = blob->mbox_rkey;
 	p->ipeer->ops = &ibx_qp_path_ops;
 	p->ipeer->path = p;
+	/* a node-local peer reached through the NIC: its death is seen by its
+	 * pid, not only after the QP's retries (which some devices never end
+	 * for a peer whose QP vanished) */
+	if (p->ipeer->local && blob->pid > 0) {
+		p->pid = blob->pid;
+		path->live_ns = (uint64_t)(ibx_core_config()->PEER_CHECK_MS > 0
+					       ? ibx_core_config()->PEER_CHECK_MS
+					       : 200) *
+				1000000ull;
+	}
 	ibx_debug("peer %d: QP 0x%x -> QP 0x%x, %u credits, eager <= %u", p->rank, p->qp->qpn,
 		  remote.qpn, p->tx_credits_max, p->eager_max);
 	st = IBX_OK;

@@ -18,7 +18,7 @@
  *     repost consumed receive buffers, as one list
  *     drain the marked peers: credit return, operation FIFO (rndv.c,
  *       rdma.c), tag FIFO (channel.c)
- *     now and then, when idle: asynchronous events
+ *     now and then, when idle: asynchronous events, node-local peers' pids
  *
  * Errors: a failed work completion (or a fatal QP async event) logs once
  * "peer P QP 0xN: RDMA READ failed: <ibv_wc_status_str> (vendor err 0x..)",
@@ -394,6 +394,29 @@ static void async_check(qp_path_t *path)
 	}
 }
 
+/* ---- node-local peers' liveness ------------------------------------------------------ */
+
+/* A node-local peer reached through the NIC that died leaves our QP
+ * retrying a QP that no longer exists; the device gives up after the
+ * retry budget, or (Soft-RoCE, loopback) never. Its pid says it at once. */
+static void live_check(qp_path_t *path)
+{
+	uint64_t now = ibx_time_ns();
+
+	if (now < path->live_next_ns)
+		return;
+	path->live_next_ns = now + path->live_ns;
+	for (int i = 0; i < path->npeers; i++) {
+		qp_peer_t *p = &path->peers[i];
+
+		if (!p->pid || p->error != IBX_OK || ibx_pid_alive(p->pid))
+			continue;
+		ibx_error("peer %d (pid %d, on this node) is gone; its QP 0x%x on %s fails",
+			  p->rank, (int)p->pid, p->qp->qpn, path->dev->name);
+		ibx_qp_peer_fail(p, IBX_ERR_UNREACHABLE, NULL);
+	}
+}
+
 /* ---- progress ------------------------------------------------------------------------- */
 
 int ibx_qp_path_progress(ibx_ctx_t *ctx, void *state)
@@ -424,7 +447,12 @@ int ibx_qp_path_progress(ibx_ctx_t *ctx, void *state)
 		pend_run(path);
 	/* a QP can also die without a completion (async event): look now
 	 * and then, a syscall every 64k idle polls */
-	if (n == 0 && events == 0 && (++path->progress_calls & 0xffff) == 0)
-		async_check(path);
+	if (n == 0 && events == 0) {
+		++path->progress_calls;
+		if ((path->progress_calls & 0xffff) == 0)
+			async_check(path);
+		if (path->live_ns && (path->progress_calls & 0xff) == 0)
+			live_check(path);
+	}
 	return events;
 }

@@ -404,6 +404,9 @@ ibx_status_t ibx_qp_cm_connect(const char *host, uint16_t port, ibx_qp_dev_t *de
 ibx_status_t ibx_qp_path_mem_reg(ibx_ctx_t *ctx, void *addr, size_t len, ibx_mem_key_t *key_p,
 				 void **handle_p);
 void ibx_qp_path_mem_dereg(ibx_ctx_t *ctx, void *handle);
+/* The context has a verbs path (some peer is reached through it): memory
+ * may be registered with the device. */
+bool ibx_qp_path_present(ibx_ctx_t *ctx);
 /* The verbs path's loopback peer (a QP connected to itself), for one-sided
  * operations on this process's own registered memory that must go through
  * the NIC — atomics on memory that verbs peers update too; NULL when the

@@ -120,6 +120,7 @@ typedef struct qp_peer {
 	ibx_qp_t *qp;
 	ibx_peer_t *ipeer;
 	ibx_status_t error; /* sticky, IBX_OK while healthy */
+	pid_t pid;	    /* a node-local peer's process (liveness), else 0 */
 	/* send credits: messages sent and consumed by the peer, mod 2^16 */
 	uint16_t tx_sent, tx_acked;
 	uint16_t tx_credits_max; /* what the peer reserved for us */
@@ -199,6 +200,8 @@ typedef struct qp_path {
 	uint32_t max_sge, max_sge_rd; /* per WQE: gather (write), scatter (read) */
 	uint64_t max_msg;	      /* bytes per WQE */
 	uint64_t progress_calls;
+	/* node-local peers' pids are checked every live_ns (0: none to check) */
+	uint64_t live_ns, live_next_ns;
 	/* traffic counters, reported at finalize (IBX_LOG=info) */
 	struct {
 		uint64_t msgs_sent, msgs_recvd; /* eager, RTS, FIN */

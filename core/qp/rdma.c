@@ -431,6 +431,11 @@ ibx_status_t ibx_qp_path_mem_reg(ibx_ctx_t *ctx, void *addr, size_t len, ibx_mem
 	return IBX_OK;
 }
 
+bool ibx_qp_path_present(ibx_ctx_t *ctx)
+{
+	return ctx_path(ctx) != NULL;
+}
+
 ibx_peer_t *ibx_qp_path_self(ibx_ctx_t *ctx)
 {
 	qp_path_t *path = ctx_path(ctx);

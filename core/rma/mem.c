@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* ---- segments -------------------------------------------------------------------- */
@@ -66,7 +67,14 @@ err_close:
 	return errno == ENOMEM || errno == ENOSPC ? IBX_ERR_NO_MEMORY : IBX_ERR_IO;
 }
 
-ibx_status_t ibx_rma_map_remote(int pid, int fd, size_t len, rma_map_t *map_p)
+uint64_t ibx_rma_fd_ino(int fd)
+{
+	struct stat sb;
+
+	return fstat(fd, &sb) == 0 ? (uint64_t)sb.st_ino : 0;
+}
+
+ibx_status_t ibx_rma_map_remote(int pid, int fd, size_t len, uint64_t ino, rma_map_t *map_p)
 {
 	char path[64];
 	void *a;
@@ -80,6 +88,11 @@ ibx_status_t ibx_rma_map_remote(int pid, int fd, size_t len, rma_map_t *map_p)
 		ibx_info("rma: cannot open %s: %s", path, strerror(errno));
 		return errno == ENOENT || errno == ESRCH ? IBX_ERR_UNREACHABLE
 							 : IBX_ERR_UNSUPPORTED;
+	}
+	if (ino && ibx_rma_fd_ino(lfd) != ino) {
+		ibx_info("rma: %s is no longer the segment its key names", path);
+		close(lfd);
+		return IBX_ERR_CORRUPT;
 	}
 	a = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, lfd, 0);
 	close(lfd);
@@ -127,6 +140,7 @@ static void rma_fini(ibx_ctx_t *ctx)
 		mem_release(ctx, ibx_list_entry(n, ibx_mem_t, link));
 		left++;
 	}
+	ibx_rma_share_fini(st);
 	if (left)
 		ibx_debug("rma: %u memory mapping(s) still mapped at finalize, released", left);
 	if (st->ctl) {
@@ -256,6 +270,7 @@ ibx_status_t ibx_mem_alloc(ibx_ctx_t *ctx, size_t len, void **addr_p, ibx_mem_t 
 		goto err_free;
 	m->len = len;
 	m->allocated = true;
+	m->seg_ino = ibx_rma_fd_ino(m->seg_fd);
 	s = mem_finish(ctx, st, m, mem_p);
 	if (s != IBX_OK)
 		goto err_seg;
@@ -314,7 +329,7 @@ ibx_status_t ibx_rkey_pack(ibx_ctx_t *ctx, const ibx_mem_t *mem, void *buf, size
 	st = ctx->rma;
 	if (mem->verbs)
 		flags |= RMA_KEY_VERBS;
-	if (mem->allocated)
+	if (mem->allocated || mem->shared)
 		flags |= RMA_KEY_SEG;
 	if (st->ctl)
 		flags |= RMA_KEY_CTL;
@@ -326,10 +341,12 @@ ibx_status_t ibx_rkey_pack(ibx_ctx_t *ctx, const ibx_mem_t *mem, void *buf, size
 	put64(b, 16, (uint64_t)(uintptr_t)mem->addr);
 	put64(b, 24, (uint64_t)mem->len);
 	put32(b, 32, mem->verbs_rkey);
-	put32(b, 36, (uint32_t)(mem->allocated ? mem->seg_fd : -1));
-	put64(b, 40, (uint64_t)(mem->allocated ? mem->seg_len : 0));
+	put32(b, 36, (uint32_t)(flags & RMA_KEY_SEG ? mem->seg_fd : -1));
+	put64(b, 40, (uint64_t)(flags & RMA_KEY_SEG ? mem->seg_len : 0));
 	put32(b, 48, (uint32_t)(st->ctl ? st->ctl_fd : -1));
-	put32(b, 52, ibx_rma_key_checksum(b, 52));
+	put64(b, 52, (uint64_t)(flags & RMA_KEY_SEG ? mem->seg_off : 0));
+	put64(b, 60, flags & RMA_KEY_SEG ? mem->seg_ino : 0);
+	put32(b, RMA_KEY_SUMMED, ibx_rma_key_checksum(b, RMA_KEY_SUMMED));
 	memcpy(buf, b, RMA_KEY_LEN);
 	*len_p = RMA_KEY_LEN;
 	return IBX_OK;

@@ -94,8 +94,9 @@ ibx_status_t ibx_rkey_ptr(const ibx_rkey_t *rkey, uint64_t raddr, void **ptr_p)
 	if (!range_ok(rkey, raddr, 0))
 		return IBX_ERR_INVALID_PARAM;
 	/* CPU atomics through the pointer would not be atomic with the
-	 * NIC's (amo_peer): not direct in the sense this call promises */
-	if (rkey->route != RMA_ROUTE_DIRECT || rkey->amo_peer)
+	 * NIC's (amo_peer), nor with node-local peers' updates under our RMW
+	 * lock (rmw_self): not direct in the sense this call promises */
+	if (rkey->route != RMA_ROUTE_DIRECT || rkey->amo_peer || rkey->rmw_self)
 		return IBX_ERR_UNSUPPORTED;
 	*ptr_p = direct_at(rkey, raddr);
 	return IBX_OK;
@@ -109,7 +110,7 @@ ibx_status_t ibx_rkey_map(const ibx_rkey_t *rkey, uint64_t raddr, void **ptr_p)
 		return IBX_ERR_INVALID_PARAM;
 	if (!range_ok(rkey, raddr, 0))
 		return IBX_ERR_INVALID_PARAM;
-	base = rkey->direct ? rkey->direct : rkey->seg.addr;
+	base = rkey->direct ? rkey->direct : rkey->seg_base;
 	if (!base)
 		return IBX_ERR_UNSUPPORTED;
 	*ptr_p = base + (raddr - rkey->base);
@@ -233,7 +234,7 @@ static ibx_status_t rmw_lock(ibx_ctx_t *ctx, rma_ctl_t *ctl, int owner)
 		if (atomic_compare_exchange_weak_explicit(
 			&ctl->rmw_lock, &cur, me, memory_order_acquire, memory_order_relaxed))
 			return IBX_OK;
-		if (spins % 4096 == 0 && cur && kill((pid_t)cur, 0) != 0 && errno == ESRCH) {
+		if (spins % 4096 == 0 && cur && !ibx_pid_alive((pid_t)cur)) {
 			ibx_error("rma: process %llu died holding rank %d's atomic lock",
 				  (unsigned long long)cur, owner);
 			return IBX_ERR_UNREACHABLE;
@@ -245,6 +246,23 @@ static ibx_status_t rmw_lock(ibx_ctx_t *ctx, rma_ctl_t *ctl, int owner)
 static void rmw_unlock(rma_ctl_t *ctl)
 {
 	atomic_store_explicit(&ctl->rmw_lock, 0, memory_order_release);
+}
+
+/* The bytes of a word that an update changes, [*off, *off + return): the
+ * locked read-modify-writes below write back only those, so that a plain
+ * put into the word's other bytes (a neighbouring element: not under the
+ * lock) between the read and the write is not undone. 0: nothing changed. */
+static unsigned changed_bytes(uint64_t old, uint64_t nv, unsigned *off)
+{
+	const unsigned char *a = (const unsigned char *)&old, *b = (const unsigned char *)&nv;
+	unsigned lo = 0, hi = 8;
+
+	while (lo < 8 && a[lo] == b[lo])
+		lo++;
+	while (hi > lo && a[hi - 1] == b[hi - 1])
+		hi--;
+	*off = lo;
+	return hi - lo;
 }
 
 /* Read-modify-write of a word in memory this process cannot map: read and
@@ -269,11 +287,14 @@ static ibx_status_t amo_locked_path(ibx_ctx_t *ctx, const ibx_rkey_t *rk, ibx_at
 		return s;
 	s = peer->ops->get(peer, &v, 1, raddr, 0, NULL);
 	if (s == IBX_OK) {
-		nv = amo_apply(op, old, value, compare);
-		if (nv != old) {
-			struct iovec w = {&nv, 8};
+		unsigned off, n;
 
-			s = peer->ops->put(peer, &w, 1, raddr, 0, NULL);
+		nv = amo_apply(op, old, value, compare);
+		n = changed_bytes(old, nv, &off);
+		if (n) {
+			struct iovec w = {(char *)&nv + off, n};
+
+			s = peer->ops->put(peer, &w, 1, raddr + off, 0, NULL);
 		}
 	}
 	rmw_unlock(rk->ctl);
@@ -287,12 +308,18 @@ static ibx_status_t amo_locked_path(ibx_ctx_t *ctx, const ibx_rkey_t *rk, ibx_at
 static uint64_t amo_locked_self(ibx_ctx_t *ctx, const ibx_rkey_t *rk, uint64_t *w,
 				ibx_atomic_op_t op, uint64_t value, uint64_t compare)
 {
-	uint64_t old;
+	uint64_t old, nv;
+	unsigned off, n;
 
 	if (!rk->ctl || rmw_lock(ctx, rk->ctl, rk->owner) != IBX_OK)
 		return amo_cpu(w, op, value, compare);
 	old = __atomic_load_n(w, __ATOMIC_RELAXED);
-	__atomic_store_n(w, amo_apply(op, old, value, compare), __ATOMIC_RELAXED);
+	nv = amo_apply(op, old, value, compare);
+	n = changed_bytes(old, nv, &off);
+	/* byte by byte: a neighbour's bytes in the word are not ours to write */
+	for (unsigned i = off; i < off + n; i++)
+		__atomic_store_n((unsigned char *)w + i, ((unsigned char *)&nv)[i],
+				 __ATOMIC_RELAXED);
 	rmw_unlock(rk->ctl);
 	return old;
 }

@@ -33,7 +33,7 @@ static uint64_t get64(const unsigned char *b, size_t off)
 typedef struct key_fields {
 	unsigned flags;
 	int rank, pid, seg_fd, ctl_fd;
-	uint64_t base, len, seg_len;
+	uint64_t base, len, seg_len, seg_off, seg_ino;
 	uint32_t verbs_rkey;
 } key_fields_t;
 
@@ -43,7 +43,7 @@ static ibx_status_t key_parse(const unsigned char *b, size_t len, int owner, key
 		return IBX_ERR_CORRUPT;
 	if (b[4] != RMA_KEY_VERSION || b[6] || b[7])
 		return IBX_ERR_CORRUPT;
-	if (get32(b, 52) != ibx_rma_key_checksum(b, 52))
+	if (get32(b, RMA_KEY_SUMMED) != ibx_rma_key_checksum(b, RMA_KEY_SUMMED))
 		return IBX_ERR_CORRUPT;
 	k->flags = b[5];
 	k->rank = (int)get32(b, 8);
@@ -54,11 +54,14 @@ static ibx_status_t key_parse(const unsigned char *b, size_t len, int owner, key
 	k->seg_fd = (int)get32(b, 36);
 	k->seg_len = get64(b, 40);
 	k->ctl_fd = (int)get32(b, 48);
+	k->seg_off = get64(b, 52);
+	k->seg_ino = get64(b, 60);
 	if (k->flags & ~(unsigned)(RMA_KEY_VERBS | RMA_KEY_SEG | RMA_KEY_CTL))
 		return IBX_ERR_CORRUPT;
 	if (k->rank != owner || k->pid <= 0 || k->base + k->len < k->base)
 		return IBX_ERR_CORRUPT;
-	if ((k->flags & RMA_KEY_SEG) && (k->seg_fd < 0 || k->seg_len < k->len || !k->seg_len))
+	if ((k->flags & RMA_KEY_SEG) && (k->seg_fd < 0 || !k->seg_len || k->seg_off > k->seg_len ||
+					 k->seg_len - k->seg_off < k->len))
 		return IBX_ERR_CORRUPT;
 	if ((k->flags & RMA_KEY_CTL) && k->ctl_fd < 0)
 		return IBX_ERR_CORRUPT;
@@ -72,6 +75,16 @@ static bool peer_on_shm(const ibx_ctx_t *ctx, int owner)
 	return p->ops && strcmp(p->ops->name, "shm") == 0;
 }
 
+/* Some peer reaches us through the shm path (and so updates our private
+ * memory under our RMW lock). */
+static bool has_shm_peer(const ibx_ctx_t *ctx)
+{
+	for (int r = 0; r < ctx->size; r++)
+		if (r != ctx->rank && peer_on_shm(ctx, r))
+			return true;
+	return false;
+}
+
 /* A node-local owner: map its control page (for RMW under its lock) and,
  * for allocated memory, its segment (direct load / store). */
 static ibx_status_t route_node_local(ibx_rkey_t *rk, const key_fields_t *k)
@@ -79,7 +92,7 @@ static ibx_status_t route_node_local(ibx_rkey_t *rk, const key_fields_t *k)
 	ibx_status_t s;
 
 	if (k->flags & RMA_KEY_CTL) {
-		s = ibx_rma_map_remote(k->pid, k->ctl_fd, sizeof(rma_ctl_t), &rk->ctl_map);
+		s = ibx_rma_map_remote(k->pid, k->ctl_fd, sizeof(rma_ctl_t), 0, &rk->ctl_map);
 		if (s == IBX_ERR_UNREACHABLE)
 			return s;
 		if (s == IBX_OK) {
@@ -93,11 +106,12 @@ static ibx_status_t route_node_local(ibx_rkey_t *rk, const key_fields_t *k)
 	}
 	rk->route = RMA_ROUTE_CMA;
 	if (k->flags & RMA_KEY_SEG) {
-		s = ibx_rma_map_remote(k->pid, k->seg_fd, k->seg_len, &rk->seg);
-		if (s == IBX_ERR_UNREACHABLE)
-			return s;
+		s = ibx_rma_map_remote(k->pid, k->seg_fd, k->seg_len, k->seg_ino, &rk->seg);
+		if (s == IBX_ERR_UNREACHABLE || s == IBX_ERR_CORRUPT)
+			return s; /* gone, or a stale key (the segment was replaced) */
 		if (s == IBX_OK) {
-			rk->direct = rk->seg.addr;
+			rk->seg_base = (char *)rk->seg.addr + k->seg_off;
+			rk->direct = rk->seg_base;
 			rk->route = RMA_ROUTE_DIRECT;
 		}
 	}
@@ -117,6 +131,7 @@ static ibx_status_t key_route(ibx_ctx_t *ctx, rma_state_t *st, ibx_rkey_t *rk,
 		 * are atomic only among themselves: ours must be the NIC's too */
 		if (k->flags & RMA_KEY_VERBS)
 			rk->amo_peer = ibx_qp_path_self(ctx);
+		rk->rmw_self = !(k->flags & RMA_KEY_SEG) && has_shm_peer(ctx);
 		return IBX_OK;
 	}
 	if (ctx->peers[rk->owner].error != IBX_OK)
@@ -134,8 +149,8 @@ static ibx_status_t key_route(ibx_ctx_t *ctx, rma_state_t *st, ibx_rkey_t *rk,
 	 * allocated memory is still mapped here for ibx_rkey_map; operations
 	 * keep the NIC route */
 	if (ctx->peers[rk->owner].local && (k->flags & RMA_KEY_SEG) &&
-	    ibx_rma_map_remote(k->pid, k->seg_fd, k->seg_len, &rk->seg) != IBX_OK)
-		rk->seg.addr = NULL;
+	    ibx_rma_map_remote(k->pid, k->seg_fd, k->seg_len, k->seg_ino, &rk->seg) == IBX_OK)
+		rk->seg_base = (char *)rk->seg.addr + k->seg_off;
 	return IBX_OK;
 }
 

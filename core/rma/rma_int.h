@@ -14,6 +14,8 @@
  *                                                                     on the loopback QP
  *   node-local (shm path)    ibx_mem_alloc       memcpy on our        C11 atomics on our
  *                                                mapping of its seg   mapping ([Zhou15] §3)
+ *   node-local (shm path)    ibx_mem_share       as ibx_mem_alloc when the pages could move
+ *                                                into a segment (share.c); else as ibx_mem_map
  *   node-local (shm path)    ibx_mem_map         CMA (path ops)       RMW under the owner's lock:
  *                                                                     CMA read, op, CMA write
  *   verbs path               any (registered)    RDMA WRITE / READ    IB atomics (ADD = FADD,
@@ -26,14 +28,18 @@
  * mechanism maps the segments of ibx_mem_alloc. The lock word holds the
  * holder's pid, so a waiter can tell a dead holder from a slow one.
  *
- * Packed key, version 1 (RMA_KEY_LEN bytes, host byte order: every process
+ * Packed key, version 2 (RMA_KEY_LEN bytes, host byte order: every process
  * of a job runs on the same architecture):
  *
  *   0 magic "IBXK"   4 version  5 flags (VERBS|SEG|CTL)  6 reserved (0)
  *   8 owner rank    12 owner pid
  *  16 base          24 length
  *  32 verbs rkey    36 segment fd   40 segment length
- *  48 control fd    52 checksum (FNV-1a of bytes 0..51)
+ *  48 control fd    52 base's offset in the segment
+ *  60 segment inode (a descriptor number can be reused by another file:
+ *     the origin maps the segment only if /proc/<pid>/fd/<fd> is this one;
+ *     and a new segment never gets the key of an old one)
+ *  68 checksum (FNV-1a of bytes 0..67)
  */
 #ifndef IBX_RMA_INT_H
 #define IBX_RMA_INT_H
@@ -43,13 +49,14 @@
 #include <stdatomic.h>
 
 #define RMA_KEY_MAGIC	0x4b584249u /* "IBXK" */
-#define RMA_KEY_VERSION 1
-#define RMA_KEY_LEN	56
+#define RMA_KEY_VERSION 2
+#define RMA_KEY_LEN	72
+#define RMA_KEY_SUMMED	68 /* the checksum covers the bytes before it */
 _Static_assert(RMA_KEY_LEN <= IBX_RKEY_PACKED_MAX, "packed key must fit the public bound");
 
 enum {
 	RMA_KEY_VERBS = 0x1, /* registered with the verbs device: rkey valid */
-	RMA_KEY_SEG = 0x2,   /* ibx_mem_alloc memory: a memfd segment */
+	RMA_KEY_SEG = 0x2,   /* in a memfd segment (ibx_mem_alloc, ibx_mem_share) */
 	RMA_KEY_CTL = 0x4,   /* the owner's control page (RMW lock) */
 };
 
@@ -71,8 +78,11 @@ struct ibx_mem {
 	void *addr;
 	size_t len;
 	bool allocated; /* ibx_mem_alloc: we own the segment below */
+	bool shared;	/* ibx_mem_share: in a segment that share.c owns */
 	int seg_fd;
 	size_t seg_len;
+	size_t seg_off; /* where addr is in the segment */
+	uint64_t seg_ino;
 	void *verbs_handle; /* ibx_qp_path_mem_dereg */
 	uint32_t verbs_rkey;
 	bool verbs;
@@ -93,10 +103,14 @@ struct ibx_rkey {
 	uint32_t verbs_rkey;
 	rma_route_t route;
 	char *direct;	      /* DIRECT: where base is mapped in this process */
-	rma_map_t seg;	      /* DIRECT, a peer's segment: our mapping of it */
+	rma_map_t seg;	      /* a node-local peer's segment: our mapping of it */
+	char *seg_base;	      /* where base is in that mapping (NULL: none) */
 	ibx_peer_t *amo_peer; /* self with verbs peers: atomics through the verbs
 				 path's loopback QP, so that they are the NIC's
 				 like the peers' (NULL: by the route) */
+	bool rmw_self;	      /* our own private memory, which node-local peers update
+				 under our RMW lock: CPU atomics must take it too, so
+				 ibx_rkey_ptr does not offer the memory */
 	rma_ctl_t *ctl;	      /* the owner's control page, for RMW under its lock */
 	rma_map_t ctl_map;    /* our mapping of it (not for self) */
 };
@@ -107,15 +121,22 @@ typedef struct rma_state {
 	int ctl_fd;
 	ibx_list_t mems;   /* live ibx_mem_t */
 	ibx_list_t rkeys;  /* live ibx_rkey_t */
+	ibx_list_t shares; /* segments that ibx_mem_share made (share.c) */
 	uint64_t scratch;  /* result of an IBX_ATOMIC_ADD over verbs (discarded) */
 	bool self_touched; /* atomics through the loopback QP since the last flush */
 	bool *touched;	   /* [size]: peers with operations since their last flush */
 } rma_state_t;
 
 ibx_status_t ibx_rma_state_get(ibx_ctx_t *ctx, rma_state_t **st_p);
-/* Maps @len bytes of fd @fd of process @pid (through /proc). */
-ibx_status_t ibx_rma_map_remote(int pid, int fd, size_t len, rma_map_t *map_p);
+/* Maps @len bytes of fd @fd of process @pid (through /proc); when @ino is
+ * not 0, only if that descriptor is still the file with this inode
+ * (IBX_ERR_CORRUPT otherwise). */
+ibx_status_t ibx_rma_map_remote(int pid, int fd, size_t len, uint64_t ino, rma_map_t *map_p);
+/* The inode of our file descriptor @fd (0 if unknown). */
+uint64_t ibx_rma_fd_ino(int fd);
 void ibx_rma_unmap(rma_map_t *map);
+/* Closes the segments of ibx_mem_share (their mappings stay in place). */
+void ibx_rma_share_fini(rma_state_t *st);
 void ibx_rma_rkey_release(ibx_rkey_t *rk);
 /* FNV-1a over the first @n bytes of a packed key. */
 uint32_t ibx_rma_key_checksum(const unsigned char *b, size_t n);

@@ -453,8 +453,6 @@ void ibx_shm_seg_area(const ibx_shm_seg_t *seg, int idx, ibx_shm_area_t *a);
 ibx_status_t ibx_shm_seg_unlink(ibx_shm_seg_t *seg);
 /* Unmaps; an owner that has not unlinked yet does so first. */
 void ibx_shm_seg_detach(ibx_shm_seg_t *seg);
-/* False once @pid is gone or a zombie. */
-bool ibx_shm_pid_alive(pid_t pid);
 /* Unlinks segments in @dir left by jobs that died before their ranks
  * unlinked them: our uid and pid namespace, creator dead and its launcher
  * dead. Returns how many were removed. */

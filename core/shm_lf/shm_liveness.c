@@ -48,7 +48,7 @@ void ibx_shm_check_peers(shm_state_t *st)
 	for (int i = 0; i < st->npeers; i++) {
 		shm_peer_t *p = &st->peers[i];
 
-		if (p->failed || ibx_shm_pid_alive(p->pid))
+		if (p->failed || ibx_pid_alive(p->pid))
 			continue;
 		/* what it published before it died is still good */
 		while (!p->failed && ibx_shm_poll_peer(st, p))

@@ -107,35 +107,6 @@ static uint64_t pid_namespace(void)
 	return ns;
 }
 
-bool ibx_shm_pid_alive(pid_t pid)
-{
-	char path[64], buf[512];
-	const char *state;
-	ssize_t n;
-	int fd;
-
-	if (pid <= 0)
-		return false;
-	/* ESRCH is the only answer of kill() that proves the process gone
-	 * (EPERM: it exists under another uid) */
-	if (kill(pid, 0) && errno == ESRCH)
-		return false;
-	/* A zombie is dead too: its parent may never reap it (a launcher that
-	 * was killed leaves its ranks to an init that, in some containers,
-	 * does not reap). */
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return true;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return true;
-	buf[n] = '\0';
-	state = strrchr(buf, ')'); /* "pid (comm) S ...": comm may hold ')' */
-	return !(state && state[1] == ' ' && (state[2] == 'Z' || state[2] == 'X'));
-}
-
 /* Prefers the NUMA node we run on for the whole segment (a shared policy on
  * the tmpfs object, so pages keep it whoever faults them). PREFERRED, not
  * BIND: a full node must not turn into SIGBUS. Placement is an
@@ -189,8 +160,8 @@ static bool seg_file_stale(int dfd, const char *name)
 	close(fd);
 	if (!ok || h.pidns != pid_namespace())
 		return false;
-	return !ibx_shm_pid_alive(h.owner_pid) &&
-	       (h.launcher_pid <= 1 || !ibx_shm_pid_alive(h.launcher_pid));
+	return !ibx_pid_alive(h.owner_pid) &&
+	       (h.launcher_pid <= 1 || !ibx_pid_alive(h.launcher_pid));
 }
 
 int ibx_shm_sweep(const char *dir)

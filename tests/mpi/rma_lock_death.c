@@ -1,4 +1,4 @@
-/* ibx-test: np=3,4 timeout=60 launchers=mpilite paths=auto,shm */
+/* ibx-test: np=3,4 timeout=60 launchers=mpilite */
 /*
  * rma_lock_death — a process that dies holding a passive-target lock must
  * not leave the others waiting for ever: rank 1 takes rank 0's exclusive
@@ -10,9 +10,9 @@
  * which checks every report. The survivors then leave without
  * MPI_Finalize (a collective with a dead member). Only mpilite-run: other
  * launchers end a job whose rank exits before MPI_Finalize.
- * Not in the verbs lane yet (paths=): there the 4-rank case was seen to
- * hang until the launcher's time limit — a waiter is not released when the
- * dead holder's QP goes away; an open bug, not a property.
+ * In the verbs lane the holder is a node-local process reached through the
+ * NIC: the engine sees it gone by its pid (Soft-RoCE never ends the retries
+ * of a QP whose peer QP vanished on the same device).
  */
 #include "mpitest.h"
 

@@ -3,10 +3,11 @@
  * header only (run by tests/sh/rma_engine.sh under mpilite-run: shared
  * memory and self on the host, IBX_PATHS=verbs in the Soft-RoCE VM).
  *
- *   rma_engine [alloc|map] [ROUNDS]
+ *   rma_engine [alloc|map|share] [ROUNDS]
  *
- * Every rank exposes one region (ibx_mem_alloc, or ibx_mem_map of malloc'ed
- * memory), packs its key and sends {address, key} to every rank. Then, with
+ * Every rank exposes one region (ibx_mem_alloc; ibx_mem_map of malloc'ed
+ * memory; or ibx_mem_share of a static array whose tail was written
+ * before the call), packs its key and sends {address, key} to every rank. Then, with
  * every rank as a target (itself included):
  *   puts      contiguous and gathered, into the origin's own slot, flushed;
  *             after a barrier each owner checks every slot byte by byte
@@ -19,7 +20,11 @@
  *   spinlock  a compare-and-swap lock on every target guards a plain counter
  *             that is read, incremented and written back with get / put
  * and the refusals: out-of-range and misaligned accesses, corrupt keys, a
- * key claimed by the wrong owner, bad arguments. Exit 0 when all hold.
+ * key claimed by the wrong owner, bad arguments. With share, also which
+ * memory moves (see test_share): its bytes survive the move, node-local
+ * peers reach moved memory directly and the stack through system calls,
+ * and memory unmapped and mapped again at the same address is moved anew,
+ * not taken for the old segment. Exit 0 when all hold.
  *
  * Over verbs a rank's atomics on its own memory go through the NIC too
  * (the loopback QP), so the counters hold with every rank, itself included.
@@ -30,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #define REGION	 (1u << 20)
 #define SLOT	 (64u * 1024)
@@ -92,18 +98,18 @@ static uint64_t slot(int target, int origin)
 
 /* ---- set-up: every rank learns every region's address and key -------------- */
 
-static void exchange_keys(const void *base, ibx_mem_t *mem)
+/* Sends {base, key of @mem} to every rank; fills rk[p] and bases[p]. */
+static void exchange(const void *base, uint64_t len, ibx_mem_t *mem, ibx_rkey_t **rk,
+		     uint64_t *bases)
 {
-	peer_key_t mine = {(uint64_t)(uintptr_t)base, REGION, {0}}, *all;
+	peer_key_t mine = {(uint64_t)(uintptr_t)base, len, {0}}, *all;
 	ibx_request_t *rq;
 	size_t klen = sizeof(mine.key);
 
 	CHECK(ibx_rkey_pack(g_ctx, mem, mine.key, &klen) == IBX_OK, "rkey_pack");
 	all = calloc((size_t)g_size, sizeof(*all));
 	rq = calloc((size_t)g_size * 2, sizeof(*rq));
-	g_rk = calloc((size_t)g_size, sizeof(*g_rk));
-	g_base = calloc((size_t)g_size, sizeof(*g_base));
-	CHECK(all && rq && g_rk && g_base, "no memory");
+	CHECK(all && rq, "no memory");
 	for (int p = 0; p < g_size; p++) {
 		ibx_status_t st = ibx_tag_recv(g_ctx, p, &all[p], sizeof(all[p]), TAG_KEY,
 					       IBX_TAG_MASK_ALL, &rq[p]);
@@ -116,12 +122,20 @@ static void exchange_keys(const void *base, ibx_mem_t *mem)
 	}
 	for (int p = 0; p < g_size; p++) {
 		CHECK(ibx_wait(g_ctx, &rq[p]) == IBX_OK, "key from %d", p);
-		CHECK(ibx_rkey_unpack(g_ctx, p, all[p].key, sizeof(all[p].key), &g_rk[p]) == IBX_OK,
+		CHECK(ibx_rkey_unpack(g_ctx, p, all[p].key, sizeof(all[p].key), &rk[p]) == IBX_OK,
 		      "unpack key of %d", p);
-		g_base[p] = all[p].base;
+		bases[p] = all[p].base;
 	}
 	free(rq);
 	free(all);
+}
+
+static void exchange_keys(const void *base, ibx_mem_t *mem)
+{
+	g_rk = calloc((size_t)g_size, sizeof(*g_rk));
+	g_base = calloc((size_t)g_size, sizeof(*g_base));
+	CHECK(g_rk && g_base, "no memory");
+	exchange(base, REGION, mem, g_rk, g_base);
 }
 
 /* ---- data movement ------------------------------------------------------------------ */
@@ -342,8 +356,10 @@ static void test_ptr(const char *kind)
 		void *p = NULL;
 		ibx_status_t st = ibx_rkey_ptr(g_rk[t], slot(t, o), &p);
 		/* over verbs even our own memory is not "direct": our atomics on it
-		 * go through the NIC, which CPU atomics would not be atomic with */
-		bool want = !verbs && (t == g_rank || strcmp(kind, "alloc") == 0);
+		 * go through the NIC, which CPU atomics would not be atomic with;
+		 * nor is our own private memory when node-local peers update it
+		 * under our RMW lock (map, 2 ranks or more) */
+		bool want = !verbs && (strcmp(kind, "map") != 0 || (t == g_rank && g_size == 1));
 
 		CHECK(want ? st == IBX_OK : st == IBX_ERR_UNSUPPORTED, "rkey_ptr of %d: %s", t,
 		      ibx_status_str(st));
@@ -353,6 +369,90 @@ static void test_ptr(const char *kind)
 		CHECK(ibx_rkey_ptr(g_rk[t], g_base[t] + REGION + 1, &p) == IBX_ERR_INVALID_PARAM,
 		      "rkey_ptr beyond the end");
 	}
+}
+
+/* ---- ibx_mem_share ----------------------------------------------------------------- */
+
+#define SHARE_LEN 3000 /* not a page: the move covers the pages around it */
+
+/* The static region of the share kind (.bss: ordinary private memory). */
+static unsigned char g_static[REGION] __attribute__((aligned(4096)));
+
+static unsigned char share_pat(int owner, int variant, size_t i)
+{
+	return (unsigned char)(owner * 17 + variant * 101 + i * 7 + 1);
+}
+
+/* Every rank exposes @buf (filled with variant @v) through ibx_mem_share;
+ * every rank then reads every other's copy with a get and, where @direct
+ * says node-local peers should reach it directly, through ibx_rkey_ptr. */
+static void share_case(const char *what, unsigned char *buf, int v, bool direct)
+{
+	const char *paths = getenv("IBX_PATHS");
+	bool verbs = paths && strcmp(paths, "verbs") == 0;
+	ibx_rkey_t **rk = calloc((size_t)g_size, sizeof(*rk));
+	uint64_t *bases = calloc((size_t)g_size, sizeof(*bases));
+	unsigned char got[SHARE_LEN];
+	ibx_request_t rq = {.cb = NULL};
+	ibx_mem_t *mem;
+
+	CHECK(rk && bases, "no memory");
+	for (size_t i = 0; i < SHARE_LEN; i++)
+		buf[i] = share_pat(g_rank, v, i);
+	CHECK(ibx_mem_share(g_ctx, buf, SHARE_LEN, &mem) == IBX_OK, "%s: share", what);
+	for (size_t i = 0; i < SHARE_LEN; i++)
+		CHECK(buf[i] == share_pat(g_rank, v, i), "%s: byte %zu changed by the move", what,
+		      i);
+	exchange(buf, SHARE_LEN, mem, rk, bases);
+	for (int t = 0; t < g_size; t++) {
+		void *p = NULL;
+		ibx_status_t st = ibx_rkey_ptr(rk[t], bases[t], &p);
+		bool want = !verbs && (direct || (t == g_rank && g_size == 1));
+
+		CHECK(want ? st == IBX_OK : st == IBX_ERR_UNSUPPORTED,
+		      "%s: rkey_ptr of rank %d: %s", what, t, ibx_status_str(st));
+		for (size_t i = 0; want && i < SHARE_LEN; i++)
+			CHECK(((unsigned char *)p)[i] == share_pat(t, v, i),
+			      "%s: byte %zu of rank %d through rkey_ptr", what, i, t);
+		memset(got, 0, sizeof(got));
+		CHECK(wait_req(&rq, ibx_get(g_ctx, got, SHARE_LEN, bases[t], rk[t], &rq)) == IBX_OK,
+		      "%s: get from rank %d", what, t);
+		for (size_t i = 0; i < SHARE_LEN; i++)
+			CHECK(got[i] == share_pat(t, v, i), "%s: byte %zu of rank %d through get",
+			      what, i, t);
+	}
+	barrier();
+	for (int t = 0; t < g_size; t++)
+		ibx_rkey_destroy(g_ctx, rk[t]);
+	CHECK(ibx_mem_unmap(g_ctx, mem) == IBX_OK, "%s: unmap", what);
+	free(rk);
+	free(bases);
+}
+
+static void test_share(void)
+{
+	unsigned char stack_buf[SHARE_LEN];
+	size_t len = 4 * 4096;
+	unsigned char *anon, *heap = malloc(SHARE_LEN);
+
+	CHECK(heap, "no memory");
+	/* heap memory moves; the stack never does */
+	share_case("heap", heap, 1, true);
+	share_case("stack", stack_buf, 2, false);
+	/* part of the static region again: its segment is reused */
+	share_case("static again", g_static + REGION - 2 * SHARE_LEN, 3, true);
+	/* unmapped and mapped again at the same address: a new segment, with
+	 * the new bytes, never the old one */
+	anon = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(anon != MAP_FAILED, "mmap");
+	share_case("anonymous", anon + 100, 4, true);
+	CHECK(munmap(anon, len) == 0, "munmap");
+	CHECK(mmap(anon, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1,
+		   0) == anon,
+	      "mmap again");
+	share_case("anonymous, mapped again", anon + 100, 5, true);
+	munmap(anon, len);
+	free(heap);
 }
 
 /* ---- refusals ---------------------------------------------------------------------- */
@@ -415,8 +515,17 @@ int main(int argc, char **argv)
 	CHECK(rounds > 0 && (unsigned)g_size * SLOT + WORDS * 8 <= REGION, "bad arguments");
 	if (strcmp(kind, "alloc") == 0) {
 		st = ibx_mem_alloc(g_ctx, REGION, &region, &mem);
+	} else if (strcmp(kind, "share") == 0) {
+		/* bytes written before the move must survive it */
+		region = g_static;
+		for (size_t i = REGION / 2; i < REGION; i++)
+			g_static[i] = share_pat(g_rank, 0, i);
+		st = ibx_mem_share(g_ctx, region, REGION, &mem);
+		for (size_t i = REGION / 2; st == IBX_OK && i < REGION; i++)
+			CHECK(g_static[i] == share_pat(g_rank, 0, i), "static byte %zu moved wrong",
+			      i);
 	} else {
-		CHECK(strcmp(kind, "map") == 0, "usage: rma_engine [alloc|map] [ROUNDS]");
+		CHECK(strcmp(kind, "map") == 0, "usage: rma_engine [alloc|map|share] [ROUNDS]");
 		region = calloc(1, REGION);
 		CHECK(region, "no memory");
 		st = ibx_mem_map(g_ctx, region, REGION, &mem);
@@ -434,6 +543,8 @@ int main(int argc, char **argv)
 	test_spinlock(rounds / 5 + 1, region);
 	test_refusals(mem);
 	barrier();
+	if (strcmp(kind, "share") == 0)
+		test_share();
 	for (int p = 0; p < g_size; p++)
 		ibx_rkey_destroy(g_ctx, g_rk[p]);
 	CHECK(ibx_mem_unmap(g_ctx, mem) == IBX_OK, "unmap");

@@ -1,8 +1,8 @@
 #!/bin/bash
 # rma_engine.sh — the engine's one-sided API (tests/sh/rma_engine.c) with
-# both kinds of memory (ibx_mem_alloc: node-local peers load / store and use
+# every kind of memory (ibx_mem_alloc: node-local peers load / store and use
 # CPU atomics; ibx_mem_map: CMA and read-modify-write under the owner's
-# lock) at 1, 2 and 3 ranks on this machine (self and the shm path), 4
+# lock; ibx_mem_share: user memory moved into a segment, as alloc) at 1, 2 and 3 ranks on this machine (self and the shm path), 4
 # ranks on 2 cores, then over verbs (IBX_PATHS=verbs) at 2 and 3 ranks on a
 # verbs device: directly when this machine has one, else in the Soft-RoCE
 # VM (tests/rxe/run-in-vm.sh). Exit 77 (skip) only when no part could run.
@@ -33,7 +33,7 @@ job() {
 
 verbs_part() {
 	for np in 2 3; do
-		for kind in alloc map; do
+		for kind in alloc map share; do
 			job verbs "$np" "$kind" IBX_PATHS=verbs
 		done
 	done
@@ -48,12 +48,13 @@ fi
 ran=0
 if [[ " $PARTS " == *" shm "* ]]; then
 	for np in 1 2 3; do
-		for kind in alloc map; do
+		for kind in alloc map share; do
 			job shm "$np" "$kind"
 		done
 	done
 	job oversubscribed 4 alloc
 	job oversubscribed 4 map
+	job oversubscribed 4 share
 	ran=1
 fi
 if [[ " $PARTS " == *" verbs "* ]]; then

@@ -620,18 +620,18 @@ static void test_pid_alive(void **state)
 	pid_t pid;
 	int i;
 
-	assert_true(ibx_shm_pid_alive(getpid()));
-	assert_false(ibx_shm_pid_alive(0));
+	assert_true(ibx_pid_alive(getpid()));
+	assert_false(ibx_pid_alive(0));
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0)
 		_exit(0);
 	/* not reaped yet: a zombie once it has exited */
-	for (i = 0; i < 10000 && ibx_shm_pid_alive(pid); i++)
+	for (i = 0; i < 10000 && ibx_pid_alive(pid); i++)
 		usleep(1000);
-	assert_false(ibx_shm_pid_alive(pid));
+	assert_false(ibx_pid_alive(pid));
 	assert_int_equal(wait_child(pid), 0);
-	assert_false(ibx_shm_pid_alive(pid));
+	assert_false(ibx_pid_alive(pid));
 }
 
 static char sweep_dir[64];
