@@ -242,6 +242,29 @@ static void cpu_elem(const acc_t *a, uint64_t raddr, int64_t poff)
 	} while (!s.done);
 }
 
+/* @n consecutive elements from @raddr, all in one word, with one CPU
+ * compare-and-swap of the word (retried while another update slips in):
+ * each element's update is atomic, as MPI asks, and a word of 8 bytes
+ * costs one atomic instead of 8. */
+static void cpu_word_run(const acc_t *a, uint64_t raddr, unsigned n, int64_t poff)
+{
+	uint64_t *w = (uint64_t *)(void *)local_at(a, raddr & ~(uint64_t)7);
+	unsigned shift = (unsigned)(raddr & 7);
+	uint64_t old = __atomic_load_n(w, __ATOMIC_RELAXED), nv;
+
+	do {
+		nv = old;
+		for (unsigned i = 0; i < n; i++)
+			nv = word_apply(a, nv, shift + i * (unsigned)a->es,
+					poff + (int64_t)(i * a->es));
+	} while (
+	    !__atomic_compare_exchange_n(w, &old, nv, false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
+	if (a->res)
+		for (unsigned i = 0; i < n; i++)
+			memcpy(a->res + poff + (int64_t)(i * a->es),
+			       (char *)&old + shift + i * a->es, a->es);
+}
+
 /* With the engine: started here, waited for in amo_run. */
 static ibx_status_t amo_start(acc_t *a, amo_t *s)
 {
@@ -421,6 +444,16 @@ static ibx_status_t word_block(void *arg, int64_t poff, void *addr, size_t len)
 			ww->err = acc_locked(a, false, poff, e, es);
 			if (ww->err != MPI_SUCCESS)
 				return IBX_ERR_CANCELED;
+		} else if (a->cpu && es < 8) {
+			unsigned n = 1;
+
+			/* the block's next elements in the same word: one CAS */
+			while (e + n * es < end && ((e + n * es) & ~(uint64_t)7) == w &&
+			       ((e + n * es) & 7) + es <= 8)
+				n++;
+			cpu_word_run(a, e, n, poff);
+			e += (n - 1) * es;
+			poff += (int64_t)((n - 1) * es);
 		} else if (a->cpu) {
 			cpu_elem(a, e, poff);
 		} else {
@@ -447,7 +480,6 @@ static __attribute__((noinline)) ibx_status_t words_engine(word_walk_t *ww)
 
 static int acc_run(acc_t *a)
 {
-	int flavor = a->win->flavor;
 	word_walk_t ww = {a, NULL, MPI_SUCCESS};
 	ibx_status_t st;
 
@@ -456,10 +488,11 @@ static int acc_run(acc_t *a)
 	mpil_win_dirty(a->win, a->w.target);
 	if (!word_type(a->basic))
 		return acc_locked(a, true, 0, 0, a->nbytes);
-	/* CPU atomics only on allocated memory, which node-local origins
-	 * update with the same instructions; other memory is the engine's */
-	a->cpu =
-	    a->w.local && (flavor == MPI_WIN_FLAVOR_ALLOCATE || flavor == MPI_WIN_FLAVOR_SHARED);
+	/* CPU atomics wherever the engine maps the memory for them (w.local:
+	 * ibx_rkey_ptr promises that every other origin's atomics on it are
+	 * CPU atomics too: allocated or moved memory, or our own when no
+	 * node-local peer updates it under the engine's lock) */
+	a->cpu = a->w.local != NULL;
 	st = a->cpu ? mpil_win_walk(a->tdt, a->tcount, a->w.raddr, a->nbytes, word_block, &ww)
 		    : words_engine(&ww);
 	if (ww.err != MPI_SUCCESS)
