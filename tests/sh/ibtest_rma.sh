@@ -190,6 +190,19 @@ else
 	fail "rma_bw fop,cas: $msg"
 fi
 
+# --typical: the median of per-iteration times, said in the table header;
+# passive target only (active-target tables keep their mean)
+job 2 rma_lat -o put,fop -y flush,lock,fence -s 8 -n 50 --typical
+if [ $RC -ne 0 ]; then
+	fail "rma_lat --typical: exit $RC"
+elif [ "$(grep -c '^# Latency: the median iteration (--typical)$' "$OUT")" != 4 ] ||
+	[ "$(grep -cE '^8 +[0-9.]+$' "$OUT")" != 6 ]; then
+	fail "rma_lat --typical: want 4 median headers (flush, lock) and 6 rows"
+	sed 's/^/    | /' "$OUT" | head -n 30
+else
+	ok "rma_lat --typical: median on passive target, mean on fence"
+fi
+
 spec="MPI_Put|MPI_Win_allocate|MPI_Win_fence=$SIZES_ALL;MPI_Put|MPI_Win_allocate|Post/Start/Complete/Wait=$SIZES_ALL"
 job 2 rma_bw --bidir -y all -a -n 2 -t 4 --json
 if [ $RC -ne 0 ]; then
@@ -281,6 +294,7 @@ bad 0 "rma_lat -n 0" "ibtest rma_lat: bad iteration count '0'"
 bad 0 "rma_lat -a -s 8" "-a and -s exclude each other"
 bad 0 "rma_lat -t 8" "invalid option"
 bad 0 "rma_lat --bidir" "'--bidir' is not an option of this command"
+bad 0 "rma_bw --typical" "'--typical' is not an option of this command"
 bad 0 "rma_lat stray" "unexpected argument 'stray'"
 bad 0 "rma_bw -t 0" "ibtest rma_bw: bad window"
 bad 0 "rma_bw --bidir -y flush" "--bidir takes -y fence or pscw"

@@ -47,7 +47,7 @@ const char *const rma_sync_mpi[RMA_SYNC_N] = {
 
 /* ---- options ---------------------------------------------------------------- */
 
-enum { OPT_JSON = 256, OPT_BIDIR }; /* long options without a short form */
+enum { OPT_JSON = 256, OPT_BIDIR, OPT_TYPICAL }; /* long options without a short form */
 
 static int parse_count(const char *s, unsigned long min, unsigned long max, unsigned long *value_p)
 {
@@ -146,6 +146,11 @@ static void usage(const rma_spec_t *s, FILE *f)
 		fprintf(f,
 			"      --bidir           both ranks issue at once (osu_put_bibw; -y fence "
 			"or pscw, default pscw)\n");
+	if (s->typical_opt)
+		fprintf(f,
+			"      --typical         passive target: time every iteration and report "
+			"the median\n                        (perftest's t_typical) instead of the "
+			"mean\n");
 	if (s->nbr_opt)
 		fprintf(f, "  -k, --neighbours=N    rank i supplies a block to each of i+1 .. i+N "
 			   "and takes one\n                        from each of i-1 .. i-N (mod P; "
@@ -215,6 +220,7 @@ static int take_opt(rma_opts_t *o, int opt, const char *arg, bool *sync_given)
 		o->neighbours = (unsigned)v;
 		return 0;
 	case OPT_BIDIR: o->bidir = true; return 0;
+	case OPT_TYPICAL: o->typical = true; return 0;
 	case OPT_JSON: o->json = true; return 0;
 	case 'h': usage(s, stdout); return 1;
 	}
@@ -256,6 +262,7 @@ int rma_parse_opts(rma_opts_t *o, const rma_spec_t *spec, int argc, char **argv)
 	    {"window", required_argument, NULL, 't'},
 	    {"neighbours", required_argument, NULL, 'k'},
 	    {"bidir", no_argument, NULL, OPT_BIDIR},
+	    {"typical", no_argument, NULL, OPT_TYPICAL},
 	    {"json", no_argument, NULL, OPT_JSON},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
@@ -281,7 +288,8 @@ int rma_parse_opts(rma_opts_t *o, const rma_spec_t *spec, int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, shorts, lopts, NULL)) != -1) {
 		/* long forms of options another command has */
 		if ((opt == 't' && !spec->window_opt) || (opt == 'k' && !spec->nbr_opt) ||
-		    (opt == OPT_BIDIR && !spec->bidir_opt)) {
+		    (opt == OPT_BIDIR && !spec->bidir_opt) ||
+		    (opt == OPT_TYPICAL && !spec->typical_opt)) {
 			fprintf(stderr, "ibtest %s: '%s' is not an option of this command\n",
 				spec->name, argv[optind - 1]);
 			opt = '?';

@@ -68,11 +68,11 @@ bool rma_op_is_atomic(rma_op_t op);
 /* What a command accepts and defaults to; the parser and usage text follow it. */
 typedef struct rma_spec {
 	const char *name, *summary;
-	unsigned ops, syncs, flavors;	     /* accepted values (bit masks) */
-	unsigned def_ops, def_syncs;	     /* defaults */
-	unsigned def_flavors;		     /* exchange: one flavour at a time */
-	bool flavor_all;		     /* -w all allowed */
-	bool window_opt, bidir_opt, nbr_opt; /* -t, --bidir, -k */
+	unsigned ops, syncs, flavors;			  /* accepted values (bit masks) */
+	unsigned def_ops, def_syncs;			  /* defaults */
+	unsigned def_flavors;				  /* exchange: one flavour at a time */
+	bool flavor_all;				  /* -w all allowed */
+	bool window_opt, bidir_opt, nbr_opt, typical_opt; /* -t, --bidir, -k, --typical */
 	size_t def_size;
 	const char *iters_help; /* -n's text */
 	size_t min_all;		/* -a starts here */
@@ -82,6 +82,7 @@ typedef struct rma_opts {
 	const rma_spec_t *spec;
 	unsigned ops, syncs, flavors; /* bit masks */
 	bool all, json, bidir;
+	bool typical; /* rma_lat: the median iteration instead of the mean */
 	size_t size;
 	unsigned iters;	     /* 0: default per size */
 	unsigned window;     /* rma_bw: operations per epoch */
