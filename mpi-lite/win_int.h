@@ -292,6 +292,14 @@ typedef struct mpil_win_where {
 } mpil_win_where_t;
 /* A committed datatype (MPI_ERR_TYPE through the window otherwise). */
 int mpil_win_check_dt(MPI_Win win, MPI_Datatype dt, const char *fname);
+/* The accumulate family's checks (win_acc_check.c): one predefined element
+ * of @groups (Fetch_and_op, Compare_and_swap); a predefined op, MPI_NO_OP
+ * only when fetching; the buffers all made of the target's predefined
+ * type, on which the op is defined (@odt, @rdt NULL: not used). */
+int mpil_win_check_predefined(MPI_Win win, MPI_Datatype dt, unsigned groups, const char *fname);
+int mpil_win_check_op(MPI_Win win, MPI_Op op, bool fetch, const char *fname);
+int mpil_win_check_basic(MPI_Win win, MPI_Op op, MPI_Datatype odt, MPI_Datatype rdt,
+			 MPI_Datatype tdt, const char *fname);
 /* One buffer's (count, datatype): MPI_ERR_COUNT (negative, or bytes past
  * INT64_MAX), MPI_ERR_TYPE; @what names the buffer ("origin"...). */
 int mpil_win_check_data(MPI_Win win, int count, MPI_Datatype dt, const char *what,

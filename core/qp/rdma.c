@@ -17,6 +17,11 @@
  *   flush              ->  ... + mailbox WRITE (signalled) -> its completion
  *                          retires every earlier WQE of the QP (RC order)
  *
+ * An operation posted on an idle send queue is signalled all the same: the
+ * put-then-flush (or get-then-flush) of a latency-bound code then waits
+ * for the operation's own completion, one round trip, instead of sending a
+ * flush WQE behind it (two packets more each way).
+ *
  * WRITE WITH IMMEDIATE consumes a receive buffer at the target, so it takes
  * a send credit like a message; the target's progress hands (source, imm)
  * to the handler set with ibx_qp_path_set_imm_handler. Atomic results land
@@ -33,6 +38,12 @@
 #include <stdlib.h>
 
 #define CHAIN_MAX 16
+
+/* Nothing of the QP is outstanding: the WQE about to be posted is alone. */
+static inline bool sq_idle(const qp_peer_t *p)
+{
+	return p->sq_head == p->sq_tail;
+}
 
 static size_t iov_total(const struct iovec *iov, int n)
 {
@@ -122,7 +133,7 @@ static ibx_status_t rma_start(qp_peer_t *p, qp_op_t *op, bool from_queue)
 				sge[0][k++] = (struct ibv_sge){(uintptr_t)op->iov[i].iov_base,
 							       (uint32_t)op->iov[i].iov_len, 0};
 		e = qp_sqe_next(p, SQE_RMA, is_imm ? IBV_WR_RDMA_WRITE_WITH_IMM : IBV_WR_RDMA_WRITE,
-				op->req != NULL, &wr_id);
+				op->req != NULL || sq_idle(p), &wr_id);
 		e->req = op->req;
 		e->last = 1;
 		sig = e->signaled;
@@ -182,7 +193,8 @@ static ibx_status_t rma_start(qp_peer_t *p, qp_op_t *op, bool from_queue)
 		last = op->pos == op->n;
 		opc = is_read ? IBV_WR_RDMA_READ
 			      : (last && is_imm ? IBV_WR_RDMA_WRITE_WITH_IMM : IBV_WR_RDMA_WRITE);
-		e = qp_sqe_next(p, SQE_RMA, opc, last && op->req, &wr_id);
+		e = qp_sqe_next(p, SQE_RMA, opc, last && (op->req || (nwr == 0 && sq_idle(p))),
+				&wr_id);
 		e->req = op->req;
 		e->last = last;
 		sig = e->signaled;
