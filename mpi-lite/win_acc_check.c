@@ -41,8 +41,8 @@ int mpil_win_check_op(MPI_Win win, MPI_Op op, bool fetch, const char *fname)
 
 /* Every buffer made of the target's one predefined type, the op defined
  * on it (@odt, @rdt NULL: not used). */
-int mpil_win_check_basic(MPI_Win win, MPI_Op op, MPI_Datatype odt, MPI_Datatype rdt, MPI_Datatype tdt,
-		       const char *fname)
+int mpil_win_check_basic(MPI_Win win, MPI_Op op, MPI_Datatype odt, MPI_Datatype rdt,
+			 MPI_Datatype tdt, const char *fname)
 {
 	MPI_Datatype b = tdt->basic;
 

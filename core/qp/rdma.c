@@ -17,6 +17,11 @@
  *   flush              ->  ... + mailbox WRITE (signalled) -> its completion
  *                          retires every earlier WQE of the QP (RC order)
  *
+ * A small get (one buffer, <= GET_BCOPY_MAX bytes) reads into a bounce
+ * buffer, which carries {destination, length} in its first bytes, and is
+ * copied out at the completion: no registration-cache lookup on the
+ * latency path (the send bounce buffers are registered once).
+ *
  * An operation posted on an idle send queue is signalled all the same: the
  * put-then-flush (or get-then-flush) of a latency-bound code then waits
  * for the operation's own completion, one round trip, instead of sending a
@@ -44,6 +49,15 @@ static inline bool sq_idle(const qp_peer_t *p)
 {
 	return p->sq_head == p->sq_tail;
 }
+
+/* A small get's bounce buffer: where its bytes go, then the bytes. */
+#define GET_BCOPY_HDR 16
+#define GET_BCOPY_MAX 256
+typedef struct get_bcopy_hdr {
+	void *dst;
+	size_t len;
+} get_bcopy_hdr_t;
+_Static_assert(sizeof(get_bcopy_hdr_t) <= GET_BCOPY_HDR, "bounce header");
 
 static size_t iov_total(const struct iovec *iov, int n)
 {
@@ -76,8 +90,16 @@ void ibx_qp_rma_sqe_done(qp_peer_t *p, qp_sqe_t *e, ibx_status_t st)
 		path->amo_free[path->amo_nfree++] = slot;
 	} else {
 		regs_release(path, e->aux);
+		/* a small get: its bytes are in the bounce buffer (retired, not
+		 * reused before this returns) */
+		if (e->result && st == IBX_OK) {
+			const get_bcopy_hdr_t *h = (const void *)e->result;
+
+			memcpy(h->dst, (const char *)h + GET_BCOPY_HDR, h->len);
+		}
 	}
 	e->aux = NULL;
+	e->result = NULL;
 	if (p->rma_outstanding)
 		p->rma_outstanding--;
 	if (e->req)
@@ -148,6 +170,33 @@ static ibx_status_t rma_start(qp_peer_t *p, qp_op_t *op, bool from_queue)
 		return st == IBX_OK ? IBX_INPROGRESS : st;
 	}
 
+	if (op->pos == 0 && is_read && op->n == 1 && total <= GET_BCOPY_MAX &&
+	    GET_BCOPY_HDR + total <= path->tx_stride && path->tx_nfree > 0) {
+		uint64_t wr_id;
+		uint32_t b;
+		char *buf;
+		qp_sqe_t *e;
+
+		if (qp_sq_space(p) == 0)
+			goto busy;
+		b = path->tx_free[--path->tx_nfree];
+		buf = path->tx_mem + (size_t)b * path->tx_stride;
+		*(get_bcopy_hdr_t *)(void *)buf = (get_bcopy_hdr_t){op->iov[0].iov_base, total};
+		sge[0][0] = (struct ibv_sge){(uintptr_t)buf + GET_BCOPY_HDR, (uint32_t)total,
+					     path->tx_mr->lkey};
+		e = qp_sqe_next(p, SQE_RMA, IBV_WR_RDMA_READ, op->req != NULL || sq_idle(p),
+				&wr_id);
+		e->txbuf = (int32_t)b;
+		e->req = op->req;
+		e->last = 1;
+		e->result = (uint64_t *)(void *)buf;
+		ibx_qp_wr_write(&wr[0], sge[0], 1, op->raddr, op->rkey, wr_id,
+				e->signaled ? IBX_QP_SIGNALED : 0);
+		wr[0].opcode = IBV_WR_RDMA_READ;
+		op->pos = op->n;
+		st = ibx_qp_chain_post(p, wr);
+		return st == IBX_OK ? IBX_INPROGRESS : st;
+	}
 	if (!op->regs && op->n > 0) {
 		qp_regs_t *regs = calloc(1, sizeof(*regs) + (size_t)op->n * sizeof(regs->r[0]));
 
