@@ -16,6 +16,10 @@
 ifeq ($(origin CC),default)
 CC = gcc
 endif
+# mpilite-cxx's compiler: the C++ one of the same family as CC
+ifeq ($(origin CXX),default)
+CXX = $(if $(findstring clang,$(CC)),clang++,g++)
+endif
 PREFIX ?= /usr/local
 SAN ?=
 WERROR ?=
@@ -36,6 +40,21 @@ PKGS := pmix libibverbs librdmacm numa
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null)
+
+# The build configuration that MPI_Get_library_version, `mpilite-run
+# --version` and `ibtest info` report (mpi-lite/version.c, the one object
+# that gets it; it is recompiled when it changes, a new commit included).
+GIT_COMMIT := $(shell test -e .git && git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+pkg_version = $(shell pkg-config --modversion $(1) 2>/dev/null || echo not found)
+cstring = '"$(subst ','\'',$(subst ",\",$(subst \,\\,$(strip $(1)))))"'
+BUILDINFO := $(GIT_COMMIT) $(foreach p,$(PKGS),$(p)=$(call pkg_version,$(p)))
+BUILDINFO_DEFS = -DIBX_BUILD_GIT=$(call cstring,$(GIT_COMMIT)) -DIBX_BUILD_CC=$(call cstring,$(CC)) \
+	-DIBX_BUILD_CFLAGS=$(call cstring,$(CFLAGS)) \
+	-DIBX_BUILD_SAN=$(call cstring,$(patsubst -fsanitize=%,%,$(filter -fsanitize=%,$(SANFLAGS) $(CFLAGS)))) \
+	-DIBX_BUILD_PMIX=$(call cstring,$(call pkg_version,pmix)) \
+	-DIBX_BUILD_IBVERBS=$(call cstring,$(call pkg_version,libibverbs)) \
+	-DIBX_BUILD_RDMACM=$(call cstring,$(call pkg_version,librdmacm)) \
+	-DIBX_BUILD_NUMA=$(call cstring,$(call pkg_version,numa))
 
 WARN = -Wall -Wextra -Wno-unused-parameter -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 ifneq ($(WERROR),)
@@ -76,6 +95,7 @@ LIBMPIL_A := $(BUILD)/lib/libmpilite.a
 LIBMPIL_SO := $(BUILD)/lib/libmpilite.so
 MPIRUN_BIN := $(BUILD)/bin/mpilite-run
 MPICC_BIN := $(BUILD)/bin/mpilite-cc
+MPICXX_BIN := $(BUILD)/bin/mpilite-cxx
 IBTEST_BIN := $(BUILD)/bin/ibtest
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRCS))
 MPITEST_BINS := $(patsubst tests/mpi/%.c,$(BUILD)/tests/mpi/%,$(MPITEST_SRCS))
@@ -92,7 +112,7 @@ endif
 
 .PHONY: all libs tests check check-unit check-mpi check-verbs demo deps install \
 	uninstall clean format format-check bench fuzz
-all: libs $(MPIRUN_BIN) $(MPICC_BIN) $(IBTEST_BIN) tests $(BUILD)/ibx.pc $(BUILD)/mpilite.pc
+all: libs $(MPIRUN_BIN) $(MPICC_BIN) $(MPICXX_BIN) $(IBTEST_BIN) tests $(BUILD)/ibx.pc $(BUILD)/mpilite.pc
 libs: $(LIBS)
 tests: $(UNIT_BINS) $(MPITEST_BINS) $(SHTEST_BINS) $(BENCH_BINS) $(EXAMPLE_BINS)
 
@@ -105,6 +125,12 @@ $(shell mkdir -p $(BUILD); echo '$(CC) $(ALL_CFLAGS)' | cmp -s - $(FLAGS_STAMP) 
 $(BUILD)/obj/%.o: %.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+VERSION_OBJ := $(call obj,mpi-lite/version.c)
+BUILDINFO_STAMP := $(BUILD)/.buildinfo
+$(shell echo '$(BUILDINFO)' | cmp -s - $(BUILDINFO_STAMP) || echo '$(BUILDINFO)' > $(BUILDINFO_STAMP))
+$(VERSION_OBJ): ALL_CFLAGS += $(BUILDINFO_DEFS)
+$(VERSION_OBJ): $(BUILDINFO_STAMP)
 
 $(LIBIBX_A): $(IBX_OBJS)
 	@mkdir -p $(dir $@)
@@ -125,9 +151,10 @@ $(LIBMPIL_SO): $(MPIL_OBJS) $(IBX_OBJS) mpi-lite/libmpilite.map
 		$(ALL_LDFLAGS) -o $@ $(MPIL_OBJS) $(IBX_OBJS) $(LDLIBS_ALL)
 	ln -sf libmpilite.so $@.0
 
-$(MPIRUN_BIN): $(RUN_OBJS) $(LIBIBX_A)
+# (with mpi-lite's version.c alone, for --version)
+$(MPIRUN_BIN): $(RUN_OBJS) $(VERSION_OBJ) $(LIBIBX_A)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_LDFLAGS) -o $@ $(RUN_OBJS) $(LIBIBX_A) $(LDLIBS_ALL)
+	$(CC) $(ALL_LDFLAGS) -o $@ $(RUN_OBJS) $(VERSION_OBJ) $(LIBIBX_A) $(LDLIBS_ALL)
 # ibtest links mpi-lite (its one-sided commands are MPI programs; `ibtest info`
 # prints mpi-lite's configuration and collective table from it) and, for
 # `ibtest info`, mpilite-run's configuration section.
@@ -136,11 +163,19 @@ $(IBTEST_BIN): $(IBTEST_OBJS) $(IBTEST_CONFIG_OBJS) $(LIBMPIL_A) $(LIBIBX_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $(IBTEST_OBJS) $(IBTEST_CONFIG_OBJS) $(LIBMPIL_A) $(LIBIBX_A) $(LDLIBS_ALL)
 
-# mpilite-cc: a wrapper that knows where it was built or installed.
+# mpilite-cc and mpilite-cxx: one script for both languages
+# (mpi-lite/mpilite-cc.in), which knows where it was built or installed.
+# $(call wrapper,NAME,LANGUAGE,COMPILER,ITS VARIABLE,INCDIR,LIBDIR,SANFLAGS)
+wrapper = sed -e 's|@NAME@|$(1)|g' -e 's|@LANGUAGE@|$(2)|g' -e 's|@COMPILER@|$(3)|g' \
+	-e 's|@COMPILER_VAR@|$(4)|g' -e 's|@INCDIR@|$(5)|g' -e 's|@LIBDIR@|$(6)|g' \
+	-e 's|@SANFLAGS@|$(7)|g' -e 's|@LIBS@|$(PKG_LIBS) -lpthread -lm -ldl -lrt|g' mpi-lite/mpilite-cc.in
 $(MPICC_BIN): mpi-lite/mpilite-cc.in Makefile
 	@mkdir -p $(dir $@)
-	sed -e 's|@INCDIR@|$(abspath mpi-lite/include)|' -e 's|@LIBDIR@|$(abspath $(BUILD)/lib)|' \
-	    -e 's|@CC@|$(CC)|' -e 's|@SANFLAGS@|$(SANFLAGS)|' -e 's|@LIBS@|$(PKG_LIBS) -lpthread -lm -ldl -lrt|' $< > $@
+	$(call wrapper,mpilite-cc,C,$(CC),MPILITE_CC,$(abspath mpi-lite/include),$(abspath $(BUILD)/lib),$(SANFLAGS)) > $@
+	chmod +x $@
+$(MPICXX_BIN): mpi-lite/mpilite-cc.in Makefile
+	@mkdir -p $(dir $@)
+	$(call wrapper,mpilite-cxx,C++,$(CXX),MPILITE_CXX,$(abspath mpi-lite/include),$(abspath $(BUILD)/lib),$(SANFLAGS)) > $@
 	chmod +x $@
 
 $(BUILD)/tests/unit/%: tests/unit/%.c $(UNIT_HELPER_OBJS) $(LIBIBX_A)
@@ -154,6 +189,8 @@ $(BUILD)/tests/mpi/%: tests/mpi/%.c $(LIBMPIL_A) $(LIBIBX_A)
 $(BUILD)/tests/sh/%: tests/sh/%.c $(LIBIBX_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(LIBIBX_A) $(LDLIBS_ALL)
+# (bind_plan compiles mpilite-run's bind.c in: launcher_binding.sh)
+$(BUILD)/tests/sh/bind_plan: $(wildcard mpi-lite/run/*.[ch])
 
 # An example that includes mpi.h is an MPI program; the others use the engine.
 $(BUILD)/examples/%: examples/%.c $(LIBIBX_SO) $(LIBMPIL_SO)
@@ -208,15 +245,16 @@ install: all
 	ln -sf libmpilite.so.0 $(DESTDIR)$(PREFIX)/lib/libmpilite.so
 	install -m 644 $(BUILD)/ibx.pc $(BUILD)/mpilite.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
 	install -m 755 $(MPIRUN_BIN) $(IBTEST_BIN) $(DESTDIR)$(PREFIX)/bin/
-	sed -e 's|@INCDIR@|$(PREFIX)/include|' -e 's|@LIBDIR@|$(PREFIX)/lib|' -e 's|@CC@|cc|' \
-	    -e 's|@SANFLAGS@||' -e 's|@LIBS@|$(PKG_LIBS) -lpthread -lm -ldl -lrt|' \
-	    mpi-lite/mpilite-cc.in > $(DESTDIR)$(PREFIX)/bin/mpilite-cc
-	chmod 755 $(DESTDIR)$(PREFIX)/bin/mpilite-cc
+	$(call wrapper,mpilite-cc,C,cc,MPILITE_CC,$(PREFIX)/include,$(PREFIX)/lib,) \
+	    > $(DESTDIR)$(PREFIX)/bin/mpilite-cc
+	$(call wrapper,mpilite-cxx,C++,c++,MPILITE_CXX,$(PREFIX)/include,$(PREFIX)/lib,) \
+	    > $(DESTDIR)$(PREFIX)/bin/mpilite-cxx
+	chmod 755 $(DESTDIR)$(PREFIX)/bin/mpilite-cc $(DESTDIR)$(PREFIX)/bin/mpilite-cxx
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR)$(PREFIX)/,include/ibx.h include/mpi.h lib/libibx.a \
 	  lib/libmpilite.a lib/libibx.so lib/libibx.so.0 lib/libmpilite.so lib/libmpilite.so.0 \
-	  lib/pkgconfig/ibx.pc lib/pkgconfig/mpilite.pc bin/mpilite-run bin/mpilite-cc bin/ibtest)
+	  lib/pkgconfig/ibx.pc lib/pkgconfig/mpilite.pc bin/mpilite-run bin/mpilite-cc bin/mpilite-cxx bin/ibtest)
 
 FORMAT_SRCS = $(shell git ls-files '*.c' '*.h' 2>/dev/null)
 format:

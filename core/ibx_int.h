@@ -229,6 +229,15 @@ void ibx_tag_peer_failed(ibx_ctx_t *ctx, int peer, ibx_status_t why);
 /* Frees the unexpected queue and the claimed messages (finalize). */
 void ibx_tag_cleanup(ibx_ctx_t *ctx);
 
+/* Work of an upper layer that moves on whenever the engine progresses
+ * (mpi-lite's nonblocking collectives): ibx_progress calls @hook after the
+ * paths, whoever called it (a wait, a test, a probe, a blocking send), and
+ * adds what it returns (events: work that moved) to its own count. The
+ * hook may start transfers; the ibx_progress calls they make run the hook
+ * again, so it must ignore a nested call. NULL removes it. */
+typedef int (*ibx_progress_hook_t)(ibx_ctx_t *ctx, void *arg);
+void ibx_progress_hook_set(ibx_ctx_t *ctx, ibx_progress_hook_t hook, void *arg);
+
 struct ibx_ctx {
 	ibx_boot_t *boot;
 	int rank, size;
@@ -254,6 +263,9 @@ struct ibx_ctx {
 	 * more of it (dependencies point down) */
 	void *rma;
 	void (*rma_fini)(ibx_ctx_t *ctx);
+	/* an upper layer's progress (ibx_progress_hook_set), or NULL */
+	ibx_progress_hook_t progress_hook;
+	void *progress_arg;
 };
 
 /* Path modules (defined by the path directories). */

@@ -458,7 +458,15 @@ int ibx_progress(ibx_ctx_t *ctx)
 
 	for (int i = 0; i < ctx->npaths; i++)
 		n += ctx->paths[i].mod->progress(ctx, ctx->paths[i].state);
+	if (ctx->progress_hook)
+		n += ctx->progress_hook(ctx, ctx->progress_arg);
 	return n;
+}
+
+void ibx_progress_hook_set(ibx_ctx_t *ctx, ibx_progress_hook_t hook, void *arg)
+{
+	ctx->progress_hook = hook;
+	ctx->progress_arg = arg;
 }
 
 int ibx_progress_wait(ibx_ctx_t *ctx, unsigned *idle_p)

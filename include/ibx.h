@@ -39,6 +39,7 @@ extern "C" {
 
 #define IBX_VERSION_MAJOR 0
 #define IBX_VERSION_MINOR 1
+#define IBX_VERSION_PATCH 0
 
 /* ---- status codes ------------------------------------------------------ */
 typedef enum ibx_status {

@@ -16,7 +16,9 @@
  * is not).
  */
 #include "mpil_int.h"
+#include "nbc_int.h"
 #include "p2p_int.h"
+#include "mpil_version.h"
 
 #include <stdlib.h>
 #include <unistd.h>
@@ -106,6 +108,7 @@ int PMPI_Finalize(void)
 	/* MPI_COMM_SELF's attributes go first, while MPI is fully usable
 	 * (MPI-3.1 §8.7.1: libraries clean up in their delete callbacks) */
 	attr_err = mpil_comm_finalize_attrs();
+	mpil_nbc_fini(); /* nonblocking collectives freed while running end first */
 	err = mpil_barrier(MPI_COMM_WORLD);
 	if (err != MPI_SUCCESS)
 		return mpil_err(MPI_COMM_WORLD, err, F, "the closing barrier failed");
@@ -239,13 +242,10 @@ int PMPI_Get_version(int *version, int *subversion)
 MPIL_PMPI_ALIAS(Get_library_version)
 int PMPI_Get_library_version(char *version, int *resultlen)
 {
-	int n;
-
 	if (!version || !resultlen)
 		return mpil_err(NULL, MPI_ERR_ARG, "MPI_Get_library_version", "%s is NULL",
 				version ? "resultlen" : "version");
-	n = snprintf(version, MPI_MAX_LIBRARY_VERSION_STRING, "mpi-lite (ibx %d.%d)",
-		     IBX_VERSION_MAJOR, IBX_VERSION_MINOR);
-	*resultlen = n;
+	/* the build configuration too, as Open MPI's and MPICH's strings do */
+	*resultlen = (int)mpil_version_line(version, MPI_MAX_LIBRARY_VERSION_STRING);
 	return MPI_SUCCESS;
 }

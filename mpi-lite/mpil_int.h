@@ -173,7 +173,7 @@ struct mpil_comm {
 	int *world_to_rank;
 	MPI_Errhandler errhandler;
 	bool predefined;
-	uint32_t coll_seq; /* collectives started (nonblocking ones, later) */
+	uint32_t coll_seq; /* nonblocking collectives started (their tags, nbc.c) */
 	void *attrs;	   /* cached attributes (attr.c) */
 	void *topo;	   /* process topology (topo_int.h), or NULL */
 	MPI_Info info;	   /* hints (MPI_Comm_set_info), or MPI_INFO_NULL */
@@ -533,6 +533,7 @@ enum mpil_req_kind {
 	MPIL_REQ_SEND,
 	MPIL_REQ_RECV,
 	MPIL_REQ_DONE, /* complete at start (MPI_PROC_NULL, Bsend); status preset */
+	MPIL_REQ_NBC,  /* a nonblocking collective (nbc_int.h); its error in preset */
 };
 #define MPIL_REQF_FREED 0x1u /* MPI_Request_free'd while active */
 #define MPIL_REQF_HOLDS 0x2u /* holds references on comm (and dtype, if set) */
@@ -638,7 +639,6 @@ static inline void mpil_status_from_ibx(MPI_Status *st, MPI_Comm comm, const ibx
 }
 
 /* ---- point-to-point (p2p.c) ------------------------------------------------------ */
-
 /* Starts a nonblocking send or receive after the arguments were checked
  * (@flags: IBX_SEND_SYNC). *req_p is a new request; errors go through the
  * communicator's handler. */

@@ -27,7 +27,11 @@
  * Every completion call treats an inactive request like MPI_REQUEST_NULL
  * (empty status, MPI_UNDEFINED when nothing else is active) but leaves the
  * handle as it is.
+ *
+ * A nonblocking collective's request (MPIL_REQ_NBC) is completed by its
+ * schedule (nbc.c), which runs whenever the engine progresses.
  */
+#include "nbc_int.h"
 #include "p2p_int.h"
 
 #include <stdlib.h>
@@ -150,6 +154,9 @@ int mpil_req_finish(mpil_request_t *req, MPI_Status *status)
 			status->mpil_cancelled = 0;
 		}
 		return mpil_err_from_ibx(x->status);
+	case MPIL_REQ_NBC: /* the schedule's error class; an empty status */
+		mpil_status_set(status, MPI_ANY_SOURCE, MPI_ANY_TAG, 0);
+		return req->preset.MPI_ERROR;
 	default: break;
 	}
 	if (x->status == IBX_ERR_CANCELED) {
@@ -202,6 +209,8 @@ int mpil_err_req(MPI_Comm comm, bool send, const ibx_request_t *x, int err, cons
 
 static int req_report(mpil_request_t *req, int err, const char *fname)
 {
+	if (req->kind == MPIL_REQ_NBC)
+		return mpil_coll_failed(req->comm, err, fname);
 	return mpil_err_req(req->comm, req->kind == MPIL_REQ_SEND, &req->ibx, err, fname);
 }
 
@@ -392,6 +401,11 @@ int PMPI_Cancel(MPI_Request *request)
 	if (r == MPI_REQUEST_NULL)
 		return mpil_err(NULL, MPI_ERR_REQUEST, F, "request is MPI_REQUEST_NULL");
 	MPIL_CHECK(check_req(r, F));
+	/* MPI-3.1 §5.12: erroneous for a nonblocking collective; it runs on
+	 * (Open MPI's answer, MPI_ERR_REQUEST). */
+	if (r->kind == MPIL_REQ_NBC)
+		return mpil_err(NULL, MPI_ERR_REQUEST, F,
+				"a nonblocking collective cannot be cancelled");
 	/* A receive not matched yet is withdrawn; anything else (a send, a
 	 * matched receive) completes normally and MPI_Test_cancelled says
 	 * false, which MPI-3.1 §3.8.4 allows. An inactive persistent request

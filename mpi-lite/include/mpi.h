@@ -946,6 +946,137 @@ MPIL_API int PMPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[]
 				     const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
 				     MPI_Comm comm);
 
+/* ---- nonblocking collectives (MPI-3.1 §5.12, §7.7) ------------------------ */
+MPIL_API int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request);
+MPIL_API int MPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+			MPI_Request *request);
+MPIL_API int MPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+			 MPI_Op op, int root, MPI_Comm comm, MPI_Request *request);
+MPIL_API int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+			    MPI_Op op, MPI_Comm comm, MPI_Request *request);
+MPIL_API int MPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+			 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+			 MPI_Request *request);
+MPIL_API int MPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+			  const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+			  int root, MPI_Comm comm, MPI_Request *request);
+MPIL_API int MPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+			  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+			  MPI_Request *request);
+MPIL_API int MPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[],
+			   MPI_Datatype sendtype, void *recvbuf, int recvcount,
+			   MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request);
+MPIL_API int MPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+			    void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+			    MPI_Request *request);
+MPIL_API int MPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+			     void *recvbuf, const int recvcounts[], const int displs[],
+			     MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request);
+MPIL_API int MPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+			   int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+			   MPI_Request *request);
+MPIL_API int MPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+			    MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+			    const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+			    MPI_Request *request);
+MPIL_API int MPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
+			    const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+			    const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+			    MPI_Request *request);
+MPIL_API int MPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
+				 MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+				 MPI_Request *request);
+MPIL_API int MPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+				       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+				       MPI_Request *request);
+MPIL_API int MPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+		       MPI_Op op, MPI_Comm comm, MPI_Request *request);
+MPIL_API int MPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+			 MPI_Op op, MPI_Comm comm, MPI_Request *request);
+MPIL_API int MPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+				     void *recvbuf, int recvcount, MPI_Datatype recvtype,
+				     MPI_Comm comm, MPI_Request *request);
+MPIL_API int MPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+				      void *recvbuf, const int recvcounts[], const int displs[],
+				      MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request);
+MPIL_API int MPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+				    void *recvbuf, int recvcount, MPI_Datatype recvtype,
+				    MPI_Comm comm, MPI_Request *request);
+MPIL_API int MPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[],
+				     const int sdispls[], MPI_Datatype sendtype, void *recvbuf,
+				     const int recvcounts[], const int rdispls[],
+				     MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request);
+MPIL_API int MPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[],
+				     const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+				     void *recvbuf, const int recvcounts[],
+				     const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+				     MPI_Comm comm, MPI_Request *request);
+/* the profiling interface */
+MPIL_API int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request);
+MPIL_API int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+			 MPI_Request *request);
+MPIL_API int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+			  MPI_Op op, int root, MPI_Comm comm, MPI_Request *request);
+MPIL_API int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+			     MPI_Op op, MPI_Comm comm, MPI_Request *request);
+MPIL_API int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+			  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+			  MPI_Request *request);
+MPIL_API int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+			   const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+			   int root, MPI_Comm comm, MPI_Request *request);
+MPIL_API int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+			   int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+			   MPI_Request *request);
+MPIL_API int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[],
+			    MPI_Datatype sendtype, void *recvbuf, int recvcount,
+			    MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request);
+MPIL_API int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+			     void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+			     MPI_Request *request);
+MPIL_API int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+			      void *recvbuf, const int recvcounts[], const int displs[],
+			      MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request);
+MPIL_API int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+			    void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+			    MPI_Request *request);
+MPIL_API int PMPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+			     MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+			     const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+			     MPI_Request *request);
+MPIL_API int PMPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
+			     const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+			     const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+			     MPI_Request *request);
+MPIL_API int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
+				  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+				  MPI_Request *request);
+MPIL_API int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+					MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+					MPI_Request *request);
+MPIL_API int PMPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+			MPI_Op op, MPI_Comm comm, MPI_Request *request);
+MPIL_API int PMPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+			  MPI_Op op, MPI_Comm comm, MPI_Request *request);
+MPIL_API int PMPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+				      void *recvbuf, int recvcount, MPI_Datatype recvtype,
+				      MPI_Comm comm, MPI_Request *request);
+MPIL_API int PMPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+				       void *recvbuf, const int recvcounts[], const int displs[],
+				       MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request);
+MPIL_API int PMPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+				     void *recvbuf, int recvcount, MPI_Datatype recvtype,
+				     MPI_Comm comm, MPI_Request *request);
+MPIL_API int PMPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[],
+				      const int sdispls[], MPI_Datatype sendtype, void *recvbuf,
+				      const int recvcounts[], const int rdispls[],
+				      MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request);
+MPIL_API int PMPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[],
+				      const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+				      void *recvbuf, const int recvcounts[],
+				      const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+				      MPI_Comm comm, MPI_Request *request);
+
 /* ---- one-sided communication (MPI-3.1 chapter 11) ------------------------ */
 /* window attributes (MPI_Win_get_attr keyvals) */
 #define MPI_WIN_BASE	      (-101)

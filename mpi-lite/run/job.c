@@ -10,6 +10,7 @@
  *     fork ─────────────────────────────────> setpgid(0,0)  own process group
  *                                             PDEATHSIG=SIGKILL
  *                                             stdin=/dev/null, dup2 pipes
+ *                                             sched_setaffinity (bind.c)
  *                                             restore signal mask, SIGPIPE
  *     read(exec-status) <── EOF on success ── execve(prog, argv, env)
  *                       <── errno on failure ─ write(errno); _exit(127)
@@ -212,8 +213,8 @@ static void job_read_signals(run_job_t *job)
 	}
 }
 
-static __attribute__((noreturn)) void child_exec(run_job_t *job, int outw, int errw, int execw,
-						 char **env)
+static __attribute__((noreturn)) void child_exec(run_job_t *job, int rank, int outw, int errw,
+						 int execw, char **env)
 {
 	int e;
 
@@ -225,6 +226,14 @@ static __attribute__((noreturn)) void child_exec(run_job_t *job, int outw, int e
 	if (dup2(job->devnull, STDIN_FILENO) < 0 || dup2(outw, STDOUT_FILENO) < 0 ||
 	    dup2(errw, STDERR_FILENO) < 0)
 		goto fail;
+	if (run_binding_apply(job->binding, rank) != 0) {
+		/* on the rank's own stderr (no stdio after fork); it can run anyway */
+		static const char msg[] = RUN_NAME ": sched_setaffinity failed; the rank runs "
+						   "unbound\n";
+		ssize_t w = write(STDERR_FILENO, msg, sizeof(msg) - 1);
+
+		(void)w;
+	}
 	(void)sigaction(SIGPIPE, &job->orig_sigpipe, NULL);
 	(void)sigprocmask(SIG_SETMASK, &job->orig_mask, NULL);
 	execve(job->path, job->opts->argv, env);
@@ -273,7 +282,7 @@ static int spawn_rank(run_job_t *job, run_rank_t *r)
 		goto err_pipes;
 	}
 	if (pid == 0)
-		child_exec(job, outp[1], errp[1], execp[1], env);
+		child_exec(job, r->rank, outp[1], errp[1], execp[1], env);
 
 	r->pid = pid;
 	job->nstarted++;

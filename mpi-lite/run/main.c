@@ -3,12 +3,15 @@
  * It embeds a PMIx server, so its ranks are ordinary PMIx clients (the same
  * binaries run under Open MPI's mpirun or srun --mpi=pmix on a cluster).
  *
- *   mpilite-run -n N [-x VAR[=value]]... [--tag-output] [--timeout S] prog args...
+ *   mpilite-run -n N [-x VAR[=value]]... [--tag-output] [--timeout S]
+ *               [--bind-to core|package|numa|none] [--map-by core|package|numa]
+ *               [--report-bindings] prog args...
  *
  * Launch sequence:
  *
  *   mpilite-run                      PMIx server thread         rank r
  *     parse options, resolve prog
+ *     plan the binding (bind.c)
  *     block signals -> signalfd      (inherits the mask)
  *     mkdtemp $TMPDIR/mpilite-run.XXXXXX
  *     PMIx_server_init(tmpdir) ─────> progress thread
@@ -16,7 +19,7 @@
  *     for r in 0..N-1:
  *       register_client(r) ─────────> cb
  *       setup_fork(r, env)
- *       fork/exec ────────────────────────────────────────────> PMIx_Init
+ *       fork, bind, exec ─────────────────────────────────────> PMIx_Init
  *                                    <──────────── connect ────┤ put/fence/get
  *     supervise: output, reaping,    abort upcall ──> pipe     │ PMIx_Abort?
  *     signals, timeout                                         │ PMIx_Finalize
@@ -36,6 +39,7 @@
 #include "run_int.h"
 #include "ibx_int.h"
 #include "run_config.h"
+#include "mpil_version.h"
 #include "shm_lf/shm_config.h"
 
 #include <fcntl.h>
@@ -250,8 +254,17 @@ static void usage(FILE *f)
 		"                        the launcher's value (repeatable)\n"
 		"  --tag-output          prefix each line of output with \"[rank] \"\n"
 		"  --timeout S           end the job after S seconds (also MPIEXEC_TIMEOUT)\n"
+		"  --bind-to WHAT        run each rank on its core (core), on the package\n"
+		"                        (package, socket) or NUMA node (numa) of its core,\n"
+		"                        or anywhere the launcher may run (none); default:\n"
+		"                        core when the ranks do not outnumber the cores,\n"
+		"                        none when they do (as Open MPI)\n"
+		"  --map-by WHAT         rank i on core i (core, slot; the default), or round\n"
+		"                        robin over the packages (package, socket) or the\n"
+		"                        NUMA nodes (numa)\n"
+		"  --report-bindings     print each rank's CPUs to stderr before the start\n"
 		"  -h, --help            this text\n"
-		"  -V, --version         the version\n"
+		"  -V, --version         the version and the build configuration\n"
 		"\n"
 		"The ranks get the launcher's whole environment (as with mpirun), without\n"
 		"the PMIX_* variables of an enclosing launcher, plus the -x settings,\n"
@@ -263,6 +276,9 @@ static void usage(FILE *f)
 		"MPILITE_RUN_KILL_GRACE=S sets it). SIGINT, SIGTERM and SIGHUP are passed\n"
 		"on to the ranks the same way (SIGKILL at the second); SIGUSR1 and SIGUSR2\n"
 		"are passed on only.\n"
+		"\n"
+		"MPILITE_RUN_BIND_TO, MPILITE_RUN_MAP_BY and MPILITE_RUN_REPORT_BINDINGS=y\n"
+		"stand for the options (`ibtest info` lists every variable).\n"
 		"\n"
 		"Exit status: 0 when every rank exited with 0; otherwise that of the first\n"
 		"failure: the rank's exit status, 128+S for a rank killed by signal S, the\n"
@@ -305,6 +321,8 @@ static int parse_seconds(const char *s, const char *opt, double *out)
 /* Returns 0 to run, 1 when --help/--version was handled, -1 on error. */
 static int parse_opts(int argc, char **argv, run_opts_t *opts)
 {
+	const mpil_run_config_t *cfg = mpil_run_config();
+	bool bind_given = false, map_given = false;
 	int i;
 
 	memset(opts, 0, sizeof(*opts));
@@ -328,12 +346,18 @@ static int parse_opts(int argc, char **argv, run_opts_t *opts)
 			return 1;
 		}
 		if (!strcmp(a, "-V") || !strcmp(a, "--version")) {
-			printf(RUN_NAME " (ibx %d.%d), PMIx %s\n", IBX_VERSION_MAJOR,
-			       IBX_VERSION_MINOR, PMIx_Get_version());
+			printf(RUN_NAME " (ibx %d.%d.%d), PMIx %s\n", IBX_VERSION_MAJOR,
+			       IBX_VERSION_MINOR, IBX_VERSION_PATCH, PMIx_Get_version());
+			printf("built:\n");
+			mpil_version_print(stdout, "  ");
 			return 1;
 		}
 		if (!strcmp(a, "--tag-output")) {
 			opts->tag_output = true;
+			continue;
+		}
+		if (!strcmp(a, "--report-bindings")) {
+			opts->report_bindings = true;
 			continue;
 		}
 		/* options with a value: "-opt value" or "--opt=value" */
@@ -343,8 +367,15 @@ static int parse_opts(int argc, char **argv, run_opts_t *opts)
 		} else if (!strncmp(a, "--np=", 5)) {
 			val = a + 5;
 			a = "--np";
+		} else if (!strncmp(a, "--bind-to=", 10)) {
+			val = a + 10;
+			a = "--bind-to";
+		} else if (!strncmp(a, "--map-by=", 9)) {
+			val = a + 9;
+			a = "--map-by";
 		} else if (!strcmp(a, "-n") || !strcmp(a, "-np") || !strcmp(a, "--np") ||
-			   !strcmp(a, "-x") || !strcmp(a, "--timeout")) {
+			   !strcmp(a, "-x") || !strcmp(a, "--timeout") || !strcmp(a, "--bind-to") ||
+			   !strcmp(a, "--map-by")) {
 			if (i + 1 >= argc) {
 				run_msg("%s needs a value (see --help)", a);
 				return -1;
@@ -357,6 +388,14 @@ static int parse_opts(int argc, char **argv, run_opts_t *opts)
 		if (!strcmp(a, "--timeout")) {
 			if (parse_seconds(val, a, &opts->timeout_s) < 0)
 				return -1;
+		} else if (!strcmp(a, "--bind-to")) {
+			if (run_bind_to_parse(val, a, &opts->bind_to) < 0)
+				return -1;
+			bind_given = true;
+		} else if (!strcmp(a, "--map-by")) {
+			if (run_map_by_parse(val, a, &opts->map_by) < 0)
+				return -1;
+			map_given = true;
 		} else if (!strcmp(a, "-x")) {
 			if (!*val || *val == '=') {
 				run_msg("-x: '%s' is not VAR or VAR=value", val);
@@ -378,9 +417,15 @@ static int parse_opts(int argc, char **argv, run_opts_t *opts)
 	if (opts->timeout_s == 0 && getenv("MPIEXEC_TIMEOUT") && *getenv("MPIEXEC_TIMEOUT") &&
 	    parse_seconds(getenv("MPIEXEC_TIMEOUT"), "MPIEXEC_TIMEOUT", &opts->timeout_s) < 0)
 		return -1;
-	if (parse_seconds(mpil_run_config()->KILL_GRACE, "MPILITE_RUN_KILL_GRACE", &opts->grace_s) <
-	    0)
+	if (parse_seconds(cfg->KILL_GRACE, "MPILITE_RUN_KILL_GRACE", &opts->grace_s) < 0)
 		return -1;
+	/* the options win over their variables */
+	if (!bind_given &&
+	    run_bind_to_parse(cfg->BIND_TO, "MPILITE_RUN_BIND_TO", &opts->bind_to) < 0)
+		return -1;
+	if (!map_given && run_map_by_parse(cfg->MAP_BY, "MPILITE_RUN_MAP_BY", &opts->map_by) < 0)
+		return -1;
+	opts->report_bindings |= cfg->REPORT_BINDINGS;
 	opts->argv = argv + i;
 	return 0;
 }
@@ -514,6 +559,7 @@ int main(int argc, char **argv)
 	run_job_t job;
 	char tmpdir[PATH_MAX] = "";
 	char *path = NULL;
+	run_binding_t *binding = NULL;
 	const char *shm_dir;
 	int evp[2] = {-1, -1};
 	int ret = RUN_EXIT_INTERNAL, rc;
@@ -542,10 +588,16 @@ int main(int argc, char **argv)
 	job.path = path;
 	if (raise_fd_limit(opts.np) < 0)
 		goto err_path;
+	binding = run_binding_plan(&opts);
+	if (!binding)
+		goto err_path;
+	job.binding = binding;
+	if (opts.report_bindings)
+		run_binding_report(binding);
 	job.ranks = calloc((size_t)opts.np, sizeof(*job.ranks));
 	if (!job.ranks) {
 		run_msg("out of memory");
-		goto err_path;
+		goto err_binding;
 	}
 	job.devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	if (job.devnull < 0) {
@@ -605,6 +657,8 @@ err_devnull:
 	close(job.devnull);
 err_ranks:
 	free(job.ranks);
+err_binding:
+	run_binding_free(binding);
 err_path:
 	free(path);
 err_env:

@@ -14,7 +14,11 @@
 
 // clang-format off
 #define MPIL_RUN_CONFIG(X) \
-	X(KILL_GRACE, STR, "3", "seconds mpilite-run waits between SIGTERM and SIGKILL when it ends a job (a rank failed, called MPI_Abort, or the time limit expired); decimal, > 0")
+	X(BIND_TO, STR, "auto", "what each rank may run on, as --bind-to: core (its core's hardware threads), package or socket, numa (every core of its package / NUMA node), none (the launcher's CPUs); auto = core when the ranks do not outnumber the cores the launcher may use, none when they do (Open MPI's default)") \
+	X(KILL_GRACE, STR, "3", "seconds mpilite-run waits between SIGTERM and SIGKILL when it ends a job (a rank failed, called MPI_Abort, or the time limit expired); decimal, > 0") \
+	X(MAP_BY, STR, "core", "where rank i is placed, as --map-by: core or slot (core i, in the order of packages, then of CPUs), package or socket, numa (round robin over the packages / NUMA nodes, the next free core of each)") \
+	X(REPORT_BINDINGS, BOOL, "n", "print each rank's CPUs to stderr before the job starts, as --report-bindings") \
+	X(SYSFS, STR, "/sys/devices/system", "where mpilite-run reads the CPU topology for mapping and binding: cpu/cpuN/topology/{physical_package_id,die_id,core_id} and node/nodeN/cpulist (tests point it at a made-up machine)")
 // clang-format on
 
 typedef struct mpil_run_config {

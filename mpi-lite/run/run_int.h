@@ -1,9 +1,10 @@
 /*
  * run_int.h — mpilite-run's private declarations: the job, its ranks, their
- * output streams, and the four parts of the launcher:
+ * output streams, and the parts of the launcher:
  *
  *   main.c    options, the launch sequence, the exit status
  *   server.c  the embedded PMIx server (namespace, clients, abort upcall)
+ *   bind.c    where the ranks run: mapping to cores, CPU binding
  *   job.c     fork/exec of the ranks and the supervision loop
  *   iof.c     forwarding of the ranks' stdout/stderr
  *   files.c   the private temporary directory and /dev/shm leftovers
@@ -38,11 +39,28 @@
 void run_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* ---- options (main.c) ----------------------------------------------------- */
+typedef enum run_bind_to {
+	RUN_BIND_AUTO, /* core when the ranks do not outnumber the cores, else none */
+	RUN_BIND_NONE,
+	RUN_BIND_CORE,
+	RUN_BIND_PACKAGE, /* alias socket */
+	RUN_BIND_NUMA,
+} run_bind_to_t;
+
+typedef enum run_map_by {
+	RUN_MAP_CORE,	 /* alias slot */
+	RUN_MAP_PACKAGE, /* alias socket */
+	RUN_MAP_NUMA,
+} run_map_by_t;
+
 typedef struct run_opts {
 	int np;
 	double timeout_s; /* 0: none */
 	double grace_s;	  /* SIGTERM -> SIGKILL */
 	bool tag_output;
+	run_bind_to_t bind_to;
+	run_map_by_t map_by;
+	bool report_bindings;
 	char **xvars; /* -x arguments, as given */
 	int nx;
 	char **argv; /* the program and its arguments, NULL-terminated */
@@ -94,6 +112,22 @@ int run_server_fini(const char *nspace);
  * completing the upcall from inside it corrupted libpmix 4.2.2's memory. */
 void run_server_ack(run_event_t *ev);
 
+/* ---- CPU binding (bind.c) -------------------------------------------------- */
+typedef struct run_binding run_binding_t;
+
+/* "core", "socket", ... (any case); -1 after a message naming @opt. */
+int run_bind_to_parse(const char *s, const char *opt, run_bind_to_t *out);
+int run_map_by_parse(const char *s, const char *opt, run_map_by_t *out);
+/* Reads the machine and places every rank; NULL (said why) when out of
+ * memory. A machine it cannot read leaves the ranks unbound. */
+run_binding_t *run_binding_plan(const run_opts_t *opts);
+void run_binding_free(run_binding_t *b);
+/* In the child before exec: binds the calling process as rank @rank.
+ * Returns 0 or the errno of sched_setaffinity; async-signal-safe. */
+int run_binding_apply(const run_binding_t *b, int rank);
+/* --report-bindings: each rank's CPUs, one line each, to stderr. */
+void run_binding_report(const run_binding_t *b);
+
 /* ---- the job (job.c) -------------------------------------------------------- */
 typedef struct run_rank {
 	int rank;
@@ -105,7 +139,8 @@ typedef struct run_rank {
 typedef struct run_job {
 	const run_opts_t *opts;
 	const char *path; /* the program, resolved through PATH */
-	char **env;	  /* the ranks' environment before PMIx adds its part */
+	const run_binding_t *binding;
+	char **env; /* the ranks' environment before PMIx adds its part */
 	char nspace[256];
 	char job_id[IBX_BOOT_JOB_ID_MAX];
 	run_rank_t *ranks; /* [np] */

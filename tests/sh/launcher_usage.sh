@@ -1,5 +1,6 @@
 #!/bin/bash
-# launcher_usage.sh — mpilite-run's command line: --help and --version,
+# launcher_usage.sh — mpilite-run's command line: --help and --version
+# (build_info.sh looks at what --version says),
 # usage errors (status 125, a message, no job started), and a program that
 # cannot be found (127) or executed (126).
 . "$(dirname "$0")/launcher_common.inc"
@@ -10,11 +11,17 @@ expect_out "^usage: mpilite-run -n N"
 expect_out "--tag-output"
 expect_out "--timeout S"
 expect_out "-x VAR\[=value\]"
+expect_out "--bind-to WHAT"
+expect_out "--map-by WHAT"
+expect_out "--report-bindings"
 launch -h
 expect_rc 0 "-h"
 launch --version
 expect_rc 0 "--version"
-expect_out "^mpilite-run \(ibx [0-9]+\.[0-9]+\), PMIx"
+expect_out "^mpilite-run \(ibx [0-9]+\.[0-9]+\.[0-9]+\), PMIx"
+expect_out "^  git commit   ([0-9a-f]{12}|unknown)$"
+expect_out "^  compiler     "
+expect_out "^  MPI          3\.1 \(mpi-lite\)$"
 
 usage_error() {
 	launch "$@"

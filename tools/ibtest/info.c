@@ -1,7 +1,10 @@
 /*
  * info.c — `ibtest info`: what this build of ibx will run with.
  *
- * Prints the ibx version, every configuration variable with its current value
+ * Prints the ibx version and the build configuration (mpi-lite/version.c:
+ * git commit, compiler and flags, sanitizer, the libraries found and their
+ * versions, the MPI version; PMIx's version at run time), every
+ * configuration variable with its current value
  * (every module's section in the one registry, core/config.h: the engine's,
  * mpi-lite's and mpilite-run's) and the verbs devices libibverbs sees: per port its state, link
  * layer, LID, MTU and the valid GID table entries with their type (IB, RoCE v1, RoCE v2) and
@@ -17,6 +20,7 @@
 #include "dtype_rdma/dt_config.h"
 #include "ibx_int.h"
 #include "mpil_config.h"
+#include "mpil_version.h"
 #include "qp/qp_config.h"
 #include "reg_cache/rcache_config.h"
 #include "run/run_config.h"
@@ -30,6 +34,7 @@
 #include <string.h>
 
 #include <infiniband/verbs.h>
+#include <pmix.h>
 
 static const char *link_layer_str(uint8_t ll)
 {
@@ -142,9 +147,8 @@ static int info_main(int argc, char **argv)
 		}
 		fprintf(opt == 'h' ? stdout : stderr,
 			"usage: ibtest info [--markdown]\n"
-			"  prints the ibx version, every configuration variable, mpi-lite's "
-			"collective\n"
-			"  algorithms and the verbs devices;\n"
+			"  prints the ibx version and build configuration, every configuration\n"
+			"  variable, mpi-lite's collective algorithms and the verbs devices;\n"
 			"  --markdown: only the variables, as a Markdown table (README's)\n");
 		return opt == 'h' ? 0 : 2;
 	}
@@ -159,7 +163,10 @@ static int info_main(int argc, char **argv)
 		return 0;
 	}
 
-	printf("ibx %d.%d\n\n", IBX_VERSION_MAJOR, IBX_VERSION_MINOR);
+	printf("ibx %d.%d.%d\n", IBX_VERSION_MAJOR, IBX_VERSION_MINOR, IBX_VERSION_PATCH);
+	printf("built:\n");
+	mpil_version_print(stdout, "  ");
+	printf("running with:\n  PMIx         %s\n\n", PMIx_Get_version());
 	printf("configuration (environment variables, by module):\n");
 	ibx_config_print(stdout);
 
@@ -185,5 +192,6 @@ static int info_main(int argc, char **argv)
 	return 0;
 }
 
-IBTEST_COMMAND("info", "ibx version, IBX_* configuration, collective algorithms and verbs devices",
-	       info_main)
+IBTEST_COMMAND(
+    "info", "ibx version and build, IBX_* configuration, collective algorithms and verbs devices",
+    info_main)
