@@ -108,9 +108,17 @@ int mpil_win_where(MPI_Win win, int target, MPI_Aint disp, int count, MPI_Dataty
 				    "%d elements of the target datatype overflow an address",
 				    count);
 	MPIL_CHECK(mpil_win_target(win, target, disp, lo, hi, &w->raddr, &w->rk, fname));
-	/* directly mapped (node-local allocated memory, our own): load/store */
-	if (ibx_rkey_ptr(w->rk, w->raddr + (uint64_t)lo, &p) == IBX_OK)
+	/* directly mapped (node-local allocated or moved memory, our own):
+	 * load/store; allocate and create windows cached ibx_rkey_ptr's
+	 * answer for the member's base when they were made (win.c) */
+	if (win->flavor == MPI_WIN_FLAVOR_ALLOCATE || win->flavor == MPI_WIN_FLAVOR_CREATE) {
+		const mpil_win_target_t *t = &win->t[target];
+
+		if (t->local)
+			w->local = (char *)t->local + (w->raddr - t->base);
+	} else if (ibx_rkey_ptr(w->rk, w->raddr + (uint64_t)lo, &p) == IBX_OK) {
 		w->local = (char *)p - lo;
+	}
 	return MPI_SUCCESS;
 }
 
