@@ -291,26 +291,15 @@ static int bw_table(bw_job_t *j)
 
 /* ---- driver ----------------------------------------------------------------------- */
 
-static int bw_run_all(bw_job_t *j)
+/* One table per chosen (operation, flavour, synchronisation). */
+static int bw_case(void *arg, rma_op_t op, rma_flavor_t flavor, rma_sync_t sync)
 {
-	const rma_opts_t *o = j->o;
+	bw_job_t *j = arg;
 
-	for (int op = 0; op < RMA_OP_N; op++)
-		for (int fl = 0; fl < RMA_WIN_N; fl++)
-			for (int sy = 0; sy < RMA_SYNC_N; sy++) {
-				int rc;
-
-				if (!(o->ops & RMA_BIT(op)) || !(o->flavors & RMA_BIT(fl)) ||
-				    !(o->syncs & RMA_BIT(sy)))
-					continue;
-				j->op = (rma_op_t)op;
-				j->flavor = (rma_flavor_t)fl;
-				j->sync = (rma_sync_t)sy;
-				rc = bw_table(j);
-				if (rc)
-					return rc;
-			}
-	return 0;
+	j->op = op;
+	j->flavor = flavor;
+	j->sync = sync;
+	return bw_table(j);
 }
 
 static size_t obuf_bytes(const rma_opts_t *o)
@@ -350,7 +339,7 @@ static int rma_bw_main(int argc, char **argv)
 	memset(j.obuf, 0, cap);
 	ibtest_report_init(&rep, bw_spec.name, o.json, false);
 
-	rc = bw_run_all(&j);
+	rc = rma_for_each_case(j.o, bw_case, &j);
 	if (j.rank == 0)
 		ibtest_report_end(&rep);
 	free(j.results);

@@ -312,6 +312,25 @@ bool rma_op_is_atomic(rma_op_t op)
 	return op == RMA_OP_FOP || op == RMA_OP_CAS;
 }
 
+int rma_for_each_case(const rma_opts_t *o,
+		      int (*fn)(void *arg, rma_op_t op, rma_flavor_t flavor, rma_sync_t sync),
+		      void *arg)
+{
+	for (int op = 0; op < RMA_OP_N; op++)
+		for (int fl = 0; fl < RMA_WIN_N; fl++)
+			for (int sy = 0; sy < RMA_SYNC_N; sy++) {
+				int rc;
+
+				if (!(o->ops & RMA_BIT(op)) || !(o->flavors & RMA_BIT(fl)) ||
+				    !(o->syncs & RMA_BIT(sy)))
+					continue;
+				rc = fn(arg, (rma_op_t)op, (rma_flavor_t)fl, (rma_sync_t)sy);
+				if (rc)
+					return rc;
+			}
+	return 0;
+}
+
 size_t rma_first_size(const rma_opts_t *o, rma_op_t op)
 {
 	return rma_op_is_atomic(op) ? RMA_ATOMIC_SZ : o->all ? o->spec->min_all : o->size;

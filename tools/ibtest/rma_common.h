@@ -99,6 +99,12 @@ size_t rma_first_size(const rma_opts_t *o, rma_op_t op);
 bool rma_next_size(const rma_opts_t *o, rma_op_t op, size_t *size_p); /* false after the last */
 size_t rma_max_size(const rma_opts_t *o, rma_op_t op);
 
+/* Calls @fn for every (operation, flavour, synchronisation) the options
+ * chose, in that order, until one returns non-zero (returned). */
+int rma_for_each_case(const rma_opts_t *o,
+		      int (*fn)(void *arg, rma_op_t op, rma_flavor_t flavor, rma_sync_t sync),
+		      void *arg);
+
 /* MPI_Init, and the check that the job has @need ranks (0: any); returns
  * 0, or RMA_EXIT_USAGE after MPI_Finalize with a message from rank 0. */
 int rma_init(const char *name, int need, int *argc_p, char ***argv_p, int *rank_p, int *size_p);

@@ -315,26 +315,15 @@ static int lat_table(lat_job_t *j)
 
 /* ---- driver ----------------------------------------------------------------------- */
 
-static int lat_run_all(lat_job_t *j)
+/* One table per chosen (operation, flavour, synchronisation). */
+static int lat_case(void *arg, rma_op_t op, rma_flavor_t flavor, rma_sync_t sync)
 {
-	const rma_opts_t *o = j->o;
+	lat_job_t *j = arg;
 
-	for (int op = 0; op < RMA_OP_N; op++)
-		for (int fl = 0; fl < RMA_WIN_N; fl++)
-			for (int sy = 0; sy < RMA_SYNC_N; sy++) {
-				int rc;
-
-				if (!(o->ops & RMA_BIT(op)) || !(o->flavors & RMA_BIT(fl)) ||
-				    !(o->syncs & RMA_BIT(sy)))
-					continue;
-				j->op = (rma_op_t)op;
-				j->flavor = (rma_flavor_t)fl;
-				j->sync = (rma_sync_t)sy;
-				rc = lat_table(j);
-				if (rc)
-					return rc;
-			}
-	return 0;
+	j->op = op;
+	j->flavor = flavor;
+	j->sync = sync;
+	return lat_table(j);
 }
 
 static size_t obuf_bytes(const rma_opts_t *o)
@@ -373,7 +362,7 @@ static int rma_lat_main(int argc, char **argv)
 	memset(j.obuf, 0, cap);
 	ibtest_report_init(&rep, lat_spec.name, o.json, false);
 
-	rc = lat_run_all(&j);
+	rc = rma_for_each_case(j.o, lat_case, &j);
 	if (j.rank == 0)
 		ibtest_report_end(&rep);
 	free(j.obuf);
