@@ -33,7 +33,7 @@
 
 #include "bench_common.h"
 
-#define CO_MAX_SIZES   16
+#define CO_MAX_SIZES   32
 #define CO_CALIBRATE   5
 #define CO_CHECK_EVERY 16 /* iterations between two looks at the clock */
 
@@ -50,7 +50,7 @@ static void usage(void)
 		"  -s SIZES      comma-separated sizes, k/m suffixes (default 8,1m)\n"
 		"  -n MAX_ITERS  timed iterations per measurement at most (default 10000)\n"
 		"  -w WARMUP     untimed iterations first (default 10%% of the timed, 2..100)\n"
-		"  -t SECONDS    time budget per measurement (default 2)\n");
+		"  -t SECONDS    time budget per measurement, fractions allowed (default 2)\n");
 }
 
 static void run_op(int op, size_t size, char *sbuf, char *rbuf)
@@ -67,7 +67,7 @@ static void run_op(int op, size_t size, char *sbuf, char *rbuf)
 	}
 }
 
-static void measure(int op, size_t size, int max_iters, int warmup_opt, int budget_s)
+static void measure(int op, size_t size, int max_iters, int warmup_opt, double budget_s)
 {
 	size_t bytes = op == OP_ALLTOALL ? size * (size_t)nprocs : size;
 	char *sbuf = bench_alloc(bytes, 1), *rbuf = bench_alloc(bytes, 0);
@@ -144,7 +144,8 @@ static void measure(int op, size_t size, int max_iters, int warmup_opt, int budg
 int main(int argc, char **argv)
 {
 	size_t sizes[CO_MAX_SIZES] = {8, 1u << 20};
-	int nsizes = 2, ops[OP_N] = {1, 1, 1}, max_iters = 10000, warmup = -1, budget_s = 2;
+	int nsizes = 2, ops[OP_N] = {1, 1, 1}, max_iters = 10000, warmup = -1;
+	double budget_s = 2.0;
 	int opt, bad = 0;
 	char *tok, *save;
 
@@ -177,7 +178,10 @@ int main(int argc, char **argv)
 			break;
 		case 'n': bad |= bench_parse_int(optarg, 1, &max_iters); break;
 		case 'w': bad |= bench_parse_int(optarg, 0, &warmup); break;
-		case 't': bad |= bench_parse_int(optarg, 1, &budget_s); break;
+		case 't':
+			budget_s = strtod(optarg, &tok);
+			bad |= *tok != '\0' || !(budget_s >= 0.01 && budget_s <= 3600);
+			break;
 		default: bad = 1; break;
 		}
 	}

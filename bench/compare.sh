@@ -3,7 +3,7 @@
 # (the `make bench` target).
 #
 #   bench/compare.sh [--quick] [--reps N] [--timeout SECONDS] [--lanes LIST]
-#                    [--only LIST] [--out FILE]
+#                    [--only LIST] [--ref BUILD_DIR] [--out FILE]
 #
 # Builds bench/{pingpong,stream,barrier,memcpy_bw,coll,pack,rma}.c with mpilite-cc,
 # mpicc.openmpi and mpicc.mpich into a temporary directory and runs them
@@ -15,6 +15,10 @@
 #   openmpi        mpirun.openmpi --allow-run-as-root --bind-to core -np 2 PROG
 #   openmpi-nocma  the same with --mca btl_vader_single_copy_mechanism none
 #   mpich          mpirun.mpich -np N bench/pin.sh PROG
+#   mpilite-ref    with --ref DIR: mpi-lite of another build (DIR/bin/mpilite-cc
+#                  and mpilite-run), e.g. the last commit's, interleaved with
+#                  the others for a before/after comparison in one run; it
+#                  is shown, never counted among the "best of the others"
 #
 # 2-rank runs are pinned one rank per core (Open MPI binds by itself; the
 # others go through bench/pin.sh, which reads the launcher's rank variable).
@@ -27,12 +31,18 @@
 #             ratio = mpi-lite / best of Open MPI and MPICH
 #   stream    stream -s 4m: streaming bandwidth of 4 MiB messages (GB/s);
 #             ratio = mpi-lite / memcpy bandwidth at 4 MiB
+#   p2p       every size from 1 B to 4 MiB: latency (pingpong), osu_bw and
+#             osu_bibw (stream, window of 64, one buffer per side: in
+#             cache), and bandwidth from 64 KiB with 64 MiB of distinct
+#             buffers per side (out of cache); bench/compare_p2p.inc.
+#             ratio = mpi-lite / best of Open MPI and MPICH
 #   barrier   barrier with 4 ranks on the 2 cores (usec);
 #             ratio = mpi-lite / best of Open MPI and MPICH
 #   coll      coll: osu-style latency of MPI_Allreduce (doubles, MPI_SUM),
-#             MPI_Bcast and MPI_Alltoall (bytes per pair) at 8 B and 1 MiB,
-#             with 2 ranks (pinned) and 4 ranks (on the 2 cores), every
-#             iteration timed alone, median over iterations (usec);
+#             MPI_Bcast and MPI_Alltoall (bytes per pair), with 2 ranks
+#             (pinned) at every size from 8 B to 1 MiB and 4 ranks (on the
+#             2 cores) at 8 B and 1 MiB, every iteration timed alone,
+#             median over iterations (usec);
 #             ratio = mpi-lite / best of Open MPI and MPICH
 #   pack      pack: MPI_Pack of vector(N, B, 2B, MPI_BYTE), B = 64 B, 256 B,
 #             4 KiB, 1 MiB packed, one process (GB/s); ratio = mpi-lite's
@@ -73,7 +83,8 @@ TIMEOUT=120
 QUICK=0
 LANES="mpilite openmpi openmpi-nocma mpich"
 OUT=
-MEASUREMENTS="memcpy latency stream barrier coll pack rma"
+REF=
+MEASUREMENTS="memcpy latency stream p2p barrier coll pack rma"
 PROGS="pingpong stream barrier memcpy_bw coll pack rma"
 ONLY=
 
@@ -93,6 +104,8 @@ while [ $# -gt 0 ]; do
 	--only) ONLY=$(echo "${2:?}" | tr ',' ' '); shift ;;
 	--only=*) ONLY=$(echo "${1#*=}" | tr ',' ' ') ;;
 	--out) OUT=${2:?}; shift ;;
+	--ref) REF=${2:?}; shift ;;
+	--ref=*) REF=${1#*=} ;;
 	--out=*) OUT=${1#*=} ;;
 	-h|--help) usage; exit 0 ;;
 	*) echo "compare.sh: unknown option '$1' (--help)" >&2; exit 2 ;;
@@ -101,6 +114,10 @@ while [ $# -gt 0 ]; do
 done
 case "$REPS" in ''|*[!0-9]*|0) echo "compare.sh: --reps needs a positive number" >&2; exit 2 ;; esac
 case "$TIMEOUT" in ''|*[!0-9]*|0) echo "compare.sh: --timeout needs seconds" >&2; exit 2 ;; esac
+if [ -n "$REF" ]; then
+	case "$REF" in /*) ;; *) REF=$ROOT/$REF ;; esac
+	case " $LANES " in *" mpilite-ref "*) ;; *) LANES="$LANES mpilite-ref" ;; esac
+fi
 if [ -n "$ONLY" ]; then
 	for m in $ONLY; do
 		case " $MEASUREMENTS " in *" $m "*) ;; *) echo "compare.sh: unknown measurement '$m'" >&2; exit 2 ;; esac
@@ -125,7 +142,8 @@ NCPU=$(nproc 2>/dev/null || echo 1)
 declare -A RES RAW META_LABEL META_UNIT META_JSON RATIO RATIO_LABEL
 declare -A LANE_OK LANE_NAME
 ROWS=() # the table's rows (metrics), in order: measure_* add theirs
-LANE_NAME=([mpilite]="mpi-lite" [openmpi]="Open MPI" [openmpi-nocma]="OMPI noCMA" [mpich]="MPICH")
+LANE_NAME=([mpilite]="mpi-lite" [openmpi]="Open MPI" [openmpi-nocma]="OMPI noCMA" [mpich]="MPICH"
+	[mpilite-ref]="mpi-lite ref")
 
 log() { printf '%s\n' "$*" >>"$LOG"; }
 say() { printf '%s\n' "$*" >&2; }
@@ -163,7 +181,7 @@ finish_metric() {
 ratio_vs_best() {
 	local m=$1 how=$2 lane vals=()
 	for lane in $LANES; do
-		[ "$lane" = mpilite ] && continue
+		case "$lane" in mpilite|mpilite-ref) continue ;; esac
 		[ -n "${RES[$m|$lane]:-}" ] && vals+=("${RES[$m|$lane]}")
 	done
 	[ ${#vals[@]} -gt 0 ] || return 0
@@ -176,6 +194,7 @@ ratio_vs_best() {
 lane_cc() {
 	case "$1" in
 	mpilite) echo "$BUILD/bin/mpilite-cc" ;;
+	mpilite-ref) echo "$REF/bin/mpilite-cc" ;;
 	openmpi|openmpi-nocma) echo mpicc.openmpi ;;
 	mpich) echo mpicc.mpich ;;
 	esac
@@ -193,6 +212,10 @@ build_lane() {
 	fi
 	if [ "$lane" = mpilite ] && [ ! -x "$BUILD/bin/mpilite-run" ]; then
 		say "  mpilite: $BUILD/bin/mpilite-run not built: lane skipped"
+		return 1
+	fi
+	if [ "$lane" = mpilite-ref ] && [ ! -x "$REF/bin/mpilite-run" ]; then
+		say "  mpilite-ref: $REF/bin/mpilite-run not built: lane skipped"
 		return 1
 	fi
 	mkdir -p "$dir"
@@ -213,6 +236,7 @@ launch() {
 	local lane=$1 np=$2
 	case "$lane" in
 	mpilite) echo "$BUILD/bin/mpilite-run -n $np $PIN" ;;
+	mpilite-ref) echo "$REF/bin/mpilite-run -n $np $PIN" ;;
 	openmpi|openmpi-nocma)
 		local mca=
 		[ "$lane" = openmpi-nocma ] && mca="--mca btl_vader_single_copy_mechanism none"
@@ -295,6 +319,10 @@ measure_stream() {
 	RATIO[stream]=$(div "${RES[stream|mpilite]:-}" "${RES[memcpy4m|memcpy]:-}")
 }
 
+# p2p: bench/compare_p2p.inc (the sweeps of every size)
+# shellcheck source=bench/compare_p2p.inc
+. "$ROOT/bench/compare_p2p.inc"
+
 barrier_once() {
 	local v budget=4
 	[ "$QUICK" = 1 ] && budget=2
@@ -311,21 +339,32 @@ measure_barrier() {
 	ratio_vs_best barrier min
 }
 
-# coll: one run per lane and rank count measures all six rows of that
+# coll: one run per lane and rank count measures all the rows of that
 # rank count (the program prints "op bytes median min iters").
 COLL_OPS="allreduce bcast alltoall"
-COLL_SIZES="8 1048576"
 COLL_NPS="2 4"
+coll_sizes() { # NP -> the sizes of its rows
+	if [ "$1" = 2 ]; then
+		awk 'BEGIN { for (s = 8; s <= 1048576; s *= 2) printf "%d ", s }'
+	else
+		echo "8 1048576"
+	fi
+}
 coll_once() {
-	local np out op sz v budget=1
+	local np out op sz v budget sizes
 	for np in $COLL_NPS; do
-		out=$(run "$2" "$np" coll -c allreduce,bcast,alltoall -s 8,1m -t "$budget")
+		sizes=$(coll_sizes "$np")
+		# 2 ranks: 18 sizes, a short budget each; 4 ranks on 2 cores: a
+		# call may take a time slice there, 1 s each
+		budget=1
+		[ "$np" = 2 ] && budget=0.25
+		out=$(run "$2" "$np" coll -c allreduce,bcast,alltoall -s "$(echo "$sizes" | xargs | tr ' ' ',')" -t "$budget")
 		if [ -z "$out" ]; then
 			say "    coll: $2 with $np ranks, run $1 failed"
 			continue
 		fi
 		for op in $COLL_OPS; do
-			for sz in $COLL_SIZES; do
+			for sz in $sizes; do
 				v=$(printf '%s\n' "$out" | awk -v o="$op" -v s="$sz" '!/^#/ && $1 == o && $2 == s { print $3; exit }')
 				[ -n "$v" ] && add_sample "coll_${op}_${sz}_np$np" "$2" "$v"
 			done
@@ -333,14 +372,15 @@ coll_once() {
 	done
 }
 measure_coll() {
-	local np op sz m label
+	local np op sz m label l
 	for np in $COLL_NPS; do
 		for op in $COLL_OPS; do
-			for sz in $COLL_SIZES; do
+			for sz in $(coll_sizes "$np"); do
 				m=coll_${op}_${sz}_np$np
-				label="$op $([ "$sz" = 8 ] && echo "8 B" || echo "1 MiB"), $np ranks"
+				l=$(p2p_size_label "$sz")
+				label="$op $l, $np ranks"
 				META_LABEL[$m]=${label^}; META_UNIT[$m]="usec"
-				META_JSON[$m]="${op}_$([ "$sz" = 8 ] && echo 8B || echo 1MiB)_${np}ranks_us"
+				META_JSON[$m]="${op}_${l// /}_${np}ranks_us"
 				RATIO_LABEL[$m]="mpi-lite / best"
 				ROWS+=("$m")
 			done
@@ -489,11 +529,11 @@ print_table() {
 	printf '\nibx bench: 2-rank runs pinned one rank per core, 4-rank runs on the %s cores; median of %d runs (%s)\n\n' \
 		"$NCPU" "$REPS" "$(date '+%Y-%m-%d %H:%M')"
 	printf '%-40s' ""
-	for lane in $LANES; do printf '%12s' "${LANE_NAME[$lane]}"; done
+	for lane in $LANES; do printf '%13s' "${LANE_NAME[$lane]}"; done
 	printf '   %s\n' "ratio"
 	for m in "${ROWS[@]}"; do
 		printf '%-40s' "${META_LABEL[$m]} (${META_UNIT[$m]})"
-		for lane in $LANES; do printf '%12s' "$(fmt "${RES[$m|$lane]:-}")"; done
+		for lane in $LANES; do printf '%13s' "$(fmt "${RES[$m|$lane]:-}")"; done
 		printf '   %s = %s\n' "${RATIO_LABEL[$m]}" "$(fmt "${RATIO[$m]:-}")"
 	done
 	printf '\nmemcpy, one thread (GB/s): 64 KiB %s, 1 MiB %s, 4 MiB %s\n' \
@@ -594,7 +634,7 @@ fi
 say "compare.sh: building ($LANES)"
 for lane in $LANES; do
 	case "$lane" in
-	mpilite|openmpi|openmpi-nocma|mpich) ;;
+	mpilite|openmpi|openmpi-nocma|mpich|mpilite-ref) ;;
 	*) echo "compare.sh: unknown lane '$lane'" >&2; exit 2 ;;
 	esac
 	build_lane "$lane" && LANE_OK[$lane]=1

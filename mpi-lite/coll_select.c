@@ -24,9 +24,13 @@
 #define COLL_BCAST_LINEAR_MAX	 8 /* oversubscribed node: root to each, up to this many ranks */
 #define COLL_REDUCE_SHORT_MAX	 (64 * 1024) /* binomial reduce up to this */
 #define COLL_ALLREDUCE_SHORT_MAX (16 * 1024) /* recursive doubling up to this */
+#define COLL_ALLREDUCE_PAIR_MAX	 (64 * 1024) /* 2 ranks: one exchange + local op up to this */
 #define COLL_GATHER_TREE_MAX	 2048	     /* binomial gather/scatter: block size */
 #define COLL_ALLGATHER_SHORT_MAX (32 * 1024) /* Bruck allgather: total bytes */
 #define COLL_ALLTOALL_BRUCK_MAX	 256	     /* Bruck alltoall: block size */
+#define COLL_BARRIER_FAN_MAX	 8 /* crowded node: through rank 0, up to this many ranks */
+#define COLL_ALLTOALL_LINEAR_P	 8 /* crowded node: all blocks at once, up to this many ranks */
+#define COLL_ALLTOALL_LINEAR_MAX (256 * 1024) /* ... and blocks up to this */
 
 /* One row: conditions and the algorithm they pick. */
 typedef struct coll_rule {
@@ -64,6 +68,7 @@ typedef struct coll_rules {
 static const coll_rules_t coll_table[MPIL_COLL_NOPS] = {
 	[MPIL_COLL_BARRIER] = RULES("Barrier",
 		{.need = SPANS_NODES, .alg = MPIL_COLL_ALG_NODE_AWARE},
+		{.need = ONE_NODE | OVERSUB, .p_min = 3, .p_max = COLL_BARRIER_FAN_MAX, .alg = MPIL_COLL_ALG_FAN},
 		{.alg = MPIL_COLL_ALG_DISSEMINATION}),
 	[MPIL_COLL_BCAST] = RULES("Bcast",
 		{.need = SPANS_NODES, .alg = MPIL_COLL_ALG_NODE_AWARE},
@@ -76,7 +81,7 @@ static const coll_rules_t coll_table[MPIL_COLL_NOPS] = {
 		{.alg = MPIL_COLL_ALG_BINOMIAL}),
 	[MPIL_COLL_ALLREDUCE] = RULES("Allreduce",
 		{.need = SPANS_NODES | COMMUTE, .alg = MPIL_COLL_ALG_NODE_AWARE},
-		{.need = COMMUTE | PREDEF, .p_min = 2, .p_max = 2, .alg = MPIL_COLL_ALG_PAIR},
+		{.need = COMMUTE | PREDEF, .p_min = 2, .p_max = 2, .n_upto = COLL_ALLREDUCE_PAIR_MAX, .alg = MPIL_COLL_ALG_PAIR},
 		{.need = COMMUTE | PREDEF | SPLITS, .n_above = COLL_ALLREDUCE_SHORT_MAX, .alg = MPIL_COLL_ALG_RABENSEIFNER},
 		{.alg = MPIL_COLL_ALG_REC_DOUBLING}),
 	[MPIL_COLL_REDUCE_SCATTER] = RULES("Reduce_scatter",
@@ -102,6 +107,7 @@ static const coll_rules_t coll_table[MPIL_COLL_NOPS] = {
 	[MPIL_COLL_ALLGATHERV] = RULES("Allgatherv",
 		{.alg = MPIL_COLL_ALG_RING}),
 	[MPIL_COLL_ALLTOALL] = RULES("Alltoall",
+		{.need = ONE_NODE | OVERSUB | SAME_BLOCKS, .p_min = 3, .p_max = COLL_ALLTOALL_LINEAR_P, .n_upto = COLL_ALLTOALL_LINEAR_MAX, .alg = MPIL_COLL_ALG_LINEAR},
 		{.need = SAME_BLOCKS, .p_min = 3, .n_upto = COLL_ALLTOALL_BRUCK_MAX, .alg = MPIL_COLL_ALG_BRUCK},
 		{.alg = MPIL_COLL_ALG_PAIRWISE}),
 	[MPIL_COLL_ALLTOALLV] = RULES("Alltoallv",
@@ -124,6 +130,7 @@ static const char *const alg_names[MPIL_COLL_NALGS] = {
     [MPIL_COLL_ALG_REDUCE_SCATTER] = "reduce to rank 0 + scatter",
     [MPIL_COLL_ALG_BRUCK] = "Bruck",
     [MPIL_COLL_ALG_PAIRWISE] = "pairwise exchange",
+    [MPIL_COLL_ALG_FAN] = "fan-in + fan-out at rank 0",
 };
 
 /* Indexed by bit number of the property. */

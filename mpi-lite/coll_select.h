@@ -45,7 +45,8 @@ typedef enum mpil_coll_alg {
 	MPIL_COLL_ALG_NODE_AWARE,     /* phases inside the nodes and among them */
 	MPIL_COLL_ALG_DISSEMINATION,  /* barrier */
 	MPIL_COLL_ALG_BINOMIAL,	      /* bcast, reduce, gather, scatter */
-	MPIL_COLL_ALG_LINEAR,	      /* bcast, gather(v), scatter(v): the root to each */
+	MPIL_COLL_ALG_LINEAR,	      /* bcast, gather(v), scatter(v): the root to each;
+				       * alltoall: every block at once */
 	MPIL_COLL_ALG_SCATTER_RING,   /* bcast: scatter + ring allgather */
 	MPIL_COLL_ALG_RS_GATHER,      /* reduce: ring reduce-scatter + gather */
 	MPIL_COLL_ALG_PAIR,	      /* allreduce: one exchange + local op */
@@ -55,6 +56,7 @@ typedef enum mpil_coll_alg {
 	MPIL_COLL_ALG_REDUCE_SCATTER, /* reduce-scatter: reduce to 0 + scatter */
 	MPIL_COLL_ALG_BRUCK,	      /* allgather, alltoall */
 	MPIL_COLL_ALG_PAIRWISE,	      /* alltoall(v) */
+	MPIL_COLL_ALG_FAN,	      /* barrier: all to rank 0, rank 0 to all */
 	MPIL_COLL_NALGS
 } mpil_coll_alg_t;
 

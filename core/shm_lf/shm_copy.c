@@ -7,7 +7,13 @@
  * chunk q+1, so the two copies of copy-through-shared-memory run on two
  * cores at once instead of one after the other ([Gropp97] §8: two memcpys are
  * the limit of a shared-memory transport; overlapping them is what brings
- * it close to one):
+ * it close to one). The chunks of a message alone in the pipe ramp up:
+ * the first carries IBX_SHM_PIPE_FIRST bytes, each next one up to three
+ * times what was pushed before, up to a whole chunk (16k 48k 64k 64k ...
+ * by default), so the receiver starts copying after a small one
+ * (ping-pong). Behind other messages every chunk is whole: a stream pays
+ * one hand-off (flag and ack lines crossing between the cores) per 64 KiB
+ * rather than per 16 KiB (osu_bw 256 KiB-4 MiB: +5-15%, 2026-11-25):
  *
  *   sender                 chunk q % N            receiver
  *   wait pos < limit       (limit = consumed + N, re-read only when hit)
@@ -33,18 +39,20 @@ void ibx_shm_pipe_init(ibx_shm_pipe_t *p, ibx_shm_chunk_hdr_t *hdrs, uint8_t *da
 	p->hdrs = hdrs;
 	p->data = data;
 	p->chunk = chunk;
+	p->first = chunk;
 	p->nchunks = nchunks;
 	p->pos = 0;
 	p->limit = nchunks;
 	p->ack = ack;
 }
 
-size_t ibx_shm_pipe_push(ibx_shm_pipe_t *p, const void *src, size_t len)
+size_t ibx_shm_pipe_push(ibx_shm_pipe_t *p, const void *src, size_t len, size_t off)
 {
 	const uint8_t *s = src;
 	size_t done = 0;
 
 	while (done < len) {
+		size_t want = 3 * (off + done) < p->first ? p->first : 3 * (off + done);
 		uint32_t c;
 		size_t n;
 
@@ -58,7 +66,9 @@ size_t ibx_shm_pipe_push(ibx_shm_pipe_t *p, const void *src, size_t len)
 				break;
 		}
 		c = (uint32_t)(p->pos % p->nchunks);
-		n = len - done < p->chunk ? len - done : p->chunk;
+		if (want > p->chunk)
+			want = p->chunk;
+		n = len - done < want ? len - done : want;
 		memcpy(p->data + (size_t)c * p->chunk, s + done, n);
 		p->hdrs[c].len = n;
 		chunk_publish(&p->hdrs[c], p->pos);

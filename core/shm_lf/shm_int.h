@@ -12,6 +12,8 @@
  *   segment of j
  *   ┌──────────────────────────────┐
  *   │ header: magic, pids, geometry│  ranks[] = the area order (ascending)
+ *   │   calib (lowest rank's: which│  shm_calib.c
+ *   │   copy for a rendezvous)     │
  *   ├──────────────────────────────┤
  *   │ area for peer i              │
  *   │   slots[RING_SLOTS]  ◄─ i    │  ring i→j: 64-byte packet slots
@@ -22,6 +24,8 @@
  *   │                              │  ([Gropp97] §9.3)
  *   │   chunk_hdr[CHUNKS]  ◄─ i    │  pipe i→j: full flags (seq) + length
  *   │   chunk[CHUNKS][CHUNK] ◄─ i  │  pipe i→j: data, page aligned
+ *   │   cell[CELLS][CELL]    ◄─ i  │  eager cells i→j: payloads of 1-8 KiB
+ *   │                              │  messages (header in the ring)
  *   ├──────────────────────────────┤
  *   │ area for peer i' ...         │
  *   └──────────────────────────────┘
@@ -64,6 +68,7 @@ enum ibx_shm_pkt_type {
 				* i64 status */
 	IBX_SHM_PKT_CTSW = 5,  /* receiver matched: write your part, aux=id, ibx_shm_ctsw_t */
 	IBX_SHM_PKT_FINW = 6,  /* sender wrote its part: aux=id, i64 status */
+	IBX_SHM_PKT_CELL = 7,  /* eager: tag, len; the payload is in the pair's next cell */
 };
 
 typedef union ibx_shm_slot {
@@ -91,7 +96,8 @@ _Static_assert(offsetof(ibx_shm_slot_t, h.data) + IBX_SHM_HEAD_PAYLOAD == IBX_SH
 typedef struct ibx_shm_ack {
 	_Atomic uint64_t ring_consumed; /* slots of the ring consumed */
 	_Atomic uint64_t pipe_consumed; /* pipe chunks consumed */
-	uint8_t pad[2 * IBX_CACHELINE - 16];
+	_Atomic uint64_t cell_consumed; /* eager cells consumed */
+	uint8_t pad[2 * IBX_CACHELINE - 24];
 } __attribute__((aligned(IBX_CACHELINE))) ibx_shm_ack_t;
 
 /* Rendezvous announcement: the tag layer keeps these bytes until a receive
@@ -207,6 +213,23 @@ static inline bool ibx_shm_tx_room(ibx_shm_tx_t *tx, uint32_t k)
 	tx->limit =
 	    atomic_load_explicit(&tx->ack->ring_consumed, memory_order_acquire) + tx->nslots;
 	return tx->head + k <= tx->limit;
+}
+
+/* Writes a one-slot packet that carries no payload of its own (an eager
+ * cell's header: @len is the cell's); the caller has checked the room. */
+static inline void ibx_shm_tx_write_hdr(ibx_shm_tx_t *tx, uint8_t type, uint64_t tag, size_t len)
+{
+	uint64_t pos = tx->head;
+	ibx_shm_slot_t *h = &tx->slots[pos & tx->mask];
+
+	h->h.type = type;
+	h->h.flags = 0;
+	h->h.nslots = 1;
+	h->h.len = (uint32_t)len;
+	h->h.aux = 0;
+	h->h.tag = tag;
+	slot_publish(h, pos);
+	tx->head = pos + 1;
 }
 
 /* Writes one packet of @k = ibx_shm_pkt_slots(len) slots; the caller has
@@ -343,6 +366,85 @@ static inline void ibx_shm_rx_release(ibx_shm_rx_t *rx)
 	}
 }
 
+/* ---- eager cells ---------------------------------------------------------- */
+
+/*
+ * Eager messages too long for a few slots go in one memcpy to a cell of
+ * the pair's cell ring (in the reader's segment) while the slot ring
+ * carries a one-slot CELL header in their place, so that they keep their
+ * order among all packets: cells are filled and drained in the order of
+ * their headers, so a header needs no cell number.
+ *
+ *   writer                          reader (at the CELL header, in ring order)
+ *   cell_claim: pos < limit? ─────► cell pos % n: memcpy payload in
+ *   slot_publish(CELL hdr) ───────► slot_consume: payload at cell rpos % n
+ *                                   (the tag layer copies it out)
+ *   limit = cell_consumed + n ◄──── cell_consumed = rpos (release, per poll)
+ *
+ * The header's release (slot_publish) orders the payload before it.
+ */
+typedef struct ibx_shm_cells {
+	uint8_t *data;	    /* in the reader's segment */
+	uint32_t size;	    /* bytes per cell */
+	uint32_t n;	    /* cells; 0: none */
+	uint64_t pos;	    /* tx: next cell to fill; rx: next to drain */
+	uint64_t limit;	    /* tx: cells below this are known free */
+	uint64_t released;  /* rx: last value published to the ack */
+	ibx_shm_ack_t *ack; /* tx: our own segment; rx: the writer's */
+} ibx_shm_cells_t;
+
+static inline void ibx_shm_cells_init(ibx_shm_cells_t *c, uint8_t *data, uint32_t size, uint32_t n,
+				      ibx_shm_ack_t *ack)
+{
+	c->data = data;
+	c->size = size;
+	c->n = n;
+	c->pos = 0;
+	c->limit = n;
+	c->released = 0;
+	c->ack = ack;
+}
+
+/* Writer: the next free cell, or NULL when all are full. The caller fills
+ * it, publishes the header, then calls ibx_shm_cell_filled. */
+static inline uint8_t *ibx_shm_cell_claim(ibx_shm_cells_t *c)
+{
+	if (ibx_unlikely(c->pos >= c->limit)) {
+		/* acquire: the reader is done with the cell before we refill it */
+		c->limit =
+		    atomic_load_explicit(&c->ack->cell_consumed, memory_order_acquire) + c->n;
+		if (c->pos >= c->limit)
+			return NULL;
+	}
+	return c->data + (size_t)(c->pos % c->n) * c->size;
+}
+
+static inline void ibx_shm_cell_filled(ibx_shm_cells_t *c)
+{
+	c->pos++;
+}
+
+/* Reader: the payload of the CELL header in hand; then ibx_shm_cell_next. */
+static inline const uint8_t *ibx_shm_cell_peek(const ibx_shm_cells_t *c)
+{
+	return c->data + (size_t)(c->pos % c->n) * c->size;
+}
+
+static inline void ibx_shm_cell_next(ibx_shm_cells_t *c)
+{
+	c->pos++;
+}
+
+/* Hands the drained cells back, once per poll. release: our reads of them
+ * are done before the writer refills them. */
+static inline void ibx_shm_cells_release(ibx_shm_cells_t *c)
+{
+	if (c->pos != c->released) {
+		atomic_store_explicit(&c->ack->cell_consumed, c->pos, memory_order_release);
+		c->released = c->pos;
+	}
+}
+
 /* ---- pipelined copy ------------------------------------------------------- */
 
 /* One chunk's full flag: seq = chunk position + 1 when full. */
@@ -367,33 +469,77 @@ typedef struct ibx_shm_pipe {
 	ibx_shm_chunk_hdr_t *hdrs;
 	uint8_t *data;
 	size_t chunk; /* bytes per chunk */
+	size_t first; /* tx: a message's first chunk carries this much (ramp) */
 	uint32_t nchunks;
 	uint64_t pos;	    /* next chunk position to fill (tx) or drain (rx) */
 	uint64_t limit;	    /* tx: positions below are known free */
 	ibx_shm_ack_t *ack; /* tx: own segment; rx: the writer's segment */
 } ibx_shm_pipe_t;
 
+/* No ramp: every chunk full (p->first = chunk; the path sets its ramp). */
 void ibx_shm_pipe_init(ibx_shm_pipe_t *p, ibx_shm_chunk_hdr_t *hdrs, uint8_t *data, size_t chunk,
 		       uint32_t nchunks, ibx_shm_ack_t *ack);
-/* Sender: copies the next bytes of a message (at most @len, whole chunks,
- * the message's last one possibly short) into free chunks; returns the
- * bytes copied (0 when every chunk is still full). */
-size_t ibx_shm_pipe_push(ibx_shm_pipe_t *p, const void *src, size_t len);
+/* Sender: copies the next bytes of a message (at most @len, of which @off
+ * bytes were pushed before) into free chunks; returns the bytes copied (0
+ * when every chunk is still full). A chunk carries clamp(3 x (@off + bytes
+ * pushed by this call), first, chunk): a small first chunk starts the
+ * receiver's copy early, the next ones soon fill whole chunks; an @off of
+ * SIZE_MAX / 4 or more means whole chunks from the start. */
+size_t ibx_shm_pipe_push(ibx_shm_pipe_t *p, const void *src, size_t len, size_t off);
 /* Receiver: copies full chunks of the current message (at most @len bytes
  * remain) to @dst and frees them; returns the bytes copied, or
  * (size_t)-1 if the writer published a chunk that does not fit. */
 size_t ibx_shm_pipe_pull(ibx_shm_pipe_t *p, void *dst, size_t len);
 
+/* ---- which copy for a rendezvous (shm_calib.c) ----------------------------- */
+
+/* From this size a single copy is split between the two processes. */
+#define IBX_SHM_CMA_SPLIT_MIN (64u << 10)
+#define IBX_SHM_CALIB_CLASSES 4 /* sizes measured: 16k 64k 256k 1m */
+
+/* One size: the per-process time of each copy (best of the repetitions). */
+typedef struct ibx_shm_calib_time {
+	uint64_t bytes;
+	uint64_t pipe_ns; /* memcpy of bytes in pipe-chunk pieces */
+	uint64_t cma_ns;  /* process_vm_readv of our part (half from the split size) */
+} ibx_shm_calib_time_t;
+
+enum {
+	IBX_SHM_CALIB_DONE = 1u << 0, /* measured (else: the threshold was configured) */
+	IBX_SHM_CALIB_CMA = 1u << 1,  /* the kernel copy worked */
+	IBX_SHM_CALIB_OUT = 1u << 2,  /* out holds an out-of-cache measurement */
+};
+
+/* The node's answer, in its lowest rank's segment header. */
+typedef struct ibx_shm_calib {
+	uint64_t cma_from; /* rendezvous of this many bytes and more: CMA; 0: never */
+	uint64_t cost_ns;  /* what measuring took */
+	uint32_t flags;	   /* IBX_SHM_CALIB_* */
+	uint32_t pad;
+	ibx_shm_calib_time_t in[IBX_SHM_CALIB_CLASSES]; /* in cache, by size */
+	ibx_shm_calib_time_t out;			/* out of cache */
+} ibx_shm_calib_t;
+
+/* Measures both copies (pipe chunks of @chunk bytes) and decides; about
+ * 1-2 ms, 20 ms at most. IBX_ERR_NO_MEMORY if no buffer could be mapped. */
+ibx_status_t ibx_shm_calibrate(size_t chunk, ibx_shm_calib_t *c_p);
+/* The threshold the timings in @c call for (0: never CMA). */
+uint64_t ibx_shm_calib_decide(const ibx_shm_calib_t *c);
+/* "16k 5.41, 64k 4.08, ...; out of cache 256k 1.52": time of CMA / pipe. */
+void ibx_shm_calib_describe(const ibx_shm_calib_t *c, char *buf, size_t size);
+
 /* ---- segments ------------------------------------------------------------- */
 
 #define IBX_SHM_MAGIC	0x69627873686d6c66ull /* "ibxshmlf" */
-#define IBX_SHM_VERSION 1u
+#define IBX_SHM_VERSION 2u
 #define IBX_SHM_PREFIX	"ibx-"
 
 typedef struct ibx_shm_geom {
 	uint32_t ring_slots; /* power of two */
 	uint32_t pipe_chunks;
 	uint64_t pipe_chunk; /* multiple of 64 */
+	uint32_t cells;	     /* eager cells per pair, 0..1024 */
+	uint32_t cell_size;  /* multiple of 64, at most 64 KiB (0 without cells) */
 } ibx_shm_geom_t;
 
 typedef struct ibx_shm_seg_hdr {
@@ -409,13 +555,14 @@ typedef struct ibx_shm_seg_hdr {
 	uint64_t area_off; /* first area */
 	uint64_t area_size;
 	ibx_shm_geom_t geom;
+	ibx_shm_calib_t calib; /* the lowest local rank's: which rendezvous copy */
 	char jobid[64];
 	int32_t peers[]; /* ranks of the areas, ascending */
 } ibx_shm_seg_hdr_t;
 
 /* Where things sit inside one area (same for all areas of a segment). */
 typedef struct ibx_shm_area_layout {
-	size_t slots_off, ack_off, hdrs_off, data_off, size;
+	size_t slots_off, ack_off, hdrs_off, data_off, cells_off, size;
 } ibx_shm_area_layout_t;
 
 typedef struct ibx_shm_area {
@@ -423,6 +570,7 @@ typedef struct ibx_shm_area {
 	ibx_shm_ack_t *ack;
 	ibx_shm_chunk_hdr_t *chunk_hdrs;
 	uint8_t *chunks;
+	uint8_t *cells;
 } ibx_shm_area_t;
 
 typedef struct ibx_shm_seg {

@@ -13,6 +13,8 @@
  *   shm_liveness.c  peer pid checks; failing everything pending with a lost
  *                   peer
  *   shm_rma.c       one-sided put/get by CMA
+ *   shm_calib.c     which copy carries a rendezvous on this machine: the
+ *                   start-up calibration and its decision rule
  *   shm_path.h      the path's per-process and per-peer state
  *   shm_int.h       the shared layout, the ring and the pipe (inline), with
  *                   shm_seg.c (segments) and shm_copy.c (pipe and CMA copies)
@@ -21,10 +23,14 @@
  *
  *   init     sweep segments stranded by dead jobs; create our segment
  *            <IBX_SHM_DIR>/ibx-<job>-<rank> with one area per local peer
- *            (shm_seg.c); boot_put("shm", {pid, size, probe addr, path})
+ *            (shm_seg.c); the node's lowest rank measures which
+ *            rendezvous copy is faster here (shm_calib.c, 1-2 ms) and
+ *            writes the answer into its segment's header;
+ *            boot_put("shm", {pid, size, probe addr, path})
  *   ── fence(collect) ──
  *   connect  for every peer: map its segment, find our area in it; probe
- *            CMA with an 8-byte process_vm_readv of the peer's probe word
+ *            CMA with an 8-byte process_vm_readv of the peer's probe word;
+ *            take the rendezvous threshold from the lowest rank's header
  *   ── fence(barrier) ──
  *   ready    every peer has mapped us: unlink our name. From here on a
  *            normal exit, an abort or a kill -9 leaves nothing in /dev/shm.
@@ -81,6 +87,48 @@ static void state_free(shm_state_t *st)
 	free(st);
 }
 
+/* ---- which rendezvous copy ------------------------------------------------- */
+
+/* IBX_SHM_CMA_THRESHOLD: "auto", or a size (0: never). */
+static ibx_status_t cma_threshold_parse(const char *v, shm_state_t *st)
+{
+	int64_t n;
+
+	if (!v || !strcmp(v, "auto")) {
+		st->cma_auto = true;
+		return IBX_OK;
+	}
+	if (ibx_config_parse_size(v, &n) != IBX_OK || n < 0) {
+		ibx_error("shm: IBX_SHM_CMA_THRESHOLD=%s: expected auto, 0 or a size", v);
+		return IBX_ERR_INVALID_PARAM;
+	}
+	st->cma_threshold = (size_t)n;
+	return IBX_OK;
+}
+
+/* The node's lowest rank: measure (or take the configured threshold) and
+ * put the answer into our segment's header, where the peers find it after
+ * the fence. A calibration that cannot run leaves the pipe alone: it
+ * works everywhere. */
+static void calib_publish(shm_state_t *st)
+{
+	ibx_shm_calib_t c = {.cma_from = st->cma_threshold};
+	char desc[256];
+
+	if (st->cma_auto) {
+		if (ibx_shm_calibrate(st->geom.pipe_chunk, &c) == IBX_OK) {
+			ibx_shm_calib_describe(&c, desc, sizeof(desc));
+			ibx_info("shm: calibrated in %.2f ms, time of CMA / pipelined copy: %s",
+				 (double)c.cost_ns / 1e6, desc);
+		} else {
+			ibx_warn("shm: no calibration of the rendezvous copy: the pipelined "
+				 "copy serves every rendezvous");
+			c.cma_from = 0;
+		}
+	}
+	st->seg.hdr->calib = c;
+}
+
 static ibx_status_t shm_init(ibx_ctx_t *ctx, const int *ranks, int n, void **state_p)
 {
 	const ibx_shm_config_t *cfg = ibx_shm_config();
@@ -95,7 +143,7 @@ static ibx_status_t shm_init(ibx_ctx_t *ctx, const int *ranks, int n, void **sta
 		return IBX_OK;
 	if (cfg->SHM_RING_SLOTS <= 0 || cfg->SHM_RING_SLOTS > 65536 || cfg->SHM_PIPE_CHUNKS <= 0 ||
 	    cfg->SHM_PIPE_CHUNKS > 1024 || cfg->SHM_PIPE_CHUNK <= 0 || cfg->SHM_EAGER_LIMIT < 0 ||
-	    cfg->SHM_CMA_THRESHOLD < 0) {
+	    cfg->SHM_PIPE_FIRST < 64 || cfg->SHM_EAGER_CELLS < 0 || cfg->SHM_EAGER_CELLS > 1024) {
 		ibx_error("shm: IBX_SHM_* values out of range (see ibtest info)");
 		return IBX_ERR_INVALID_PARAM;
 	}
@@ -106,10 +154,27 @@ static ibx_status_t shm_init(ibx_ctx_t *ctx, const int *ranks, int n, void **sta
 	st->geom.ring_slots = (uint32_t)cfg->SHM_RING_SLOTS;
 	st->geom.pipe_chunks = (uint32_t)cfg->SHM_PIPE_CHUNKS;
 	st->geom.pipe_chunk = (uint64_t)cfg->SHM_PIPE_CHUNK;
+	/* cells hold what the eager limit lets through, above the slot sizes;
+	 * beyond 8 peers the segment's cells are shared out among them (the
+	 * segment grows with the peers, the memory of the node with their
+	 * square) */
+	if (cfg->SHM_EAGER_CELLS > 0 && cfg->SHM_EAGER_LIMIT > IBX_SHM_CELL_MIN) {
+		uint64_t cell = ((uint64_t)cfg->SHM_EAGER_LIMIT + IBX_CACHELINE - 1) &
+				~(uint64_t)(IBX_CACHELINE - 1);
+		int64_t cells = cfg->SHM_EAGER_CELLS;
+
+		if (n > 8 && cells > 4)
+			cells = cells * 8 / n > 4 ? cells * 8 / n : 4;
+		st->geom.cells = (uint32_t)cells;
+		st->geom.cell_size = (uint32_t)(cell < (64u << 10) ? cell : 64u << 10);
+	}
 	ret = ibx_shm_geom_check(&st->geom);
 	if (ret != IBX_OK)
 		goto err_free;
-	st->cma_threshold = (size_t)cfg->SHM_CMA_THRESHOLD;
+	ret = cma_threshold_parse(cfg->SHM_CMA_THRESHOLD, st);
+	if (ret != IBX_OK)
+		goto err_free;
+	st->pipe_first = (size_t)cfg->SHM_PIPE_FIRST;
 	st->check_ns =
 	    (uint64_t)(ibx_core_config()->PEER_CHECK_MS > 0 ? ibx_core_config()->PEER_CHECK_MS
 							    : 200) *
@@ -133,6 +198,10 @@ static ibx_status_t shm_init(ibx_ctx_t *ctx, const int *ranks, int n, void **sta
 				 &st->geom, &st->seg);
 	if (ret != IBX_OK)
 		goto err_free;
+	/* the lowest rank answers for the node; the peers read its header
+	 * after the fence (connect) */
+	if (ctx->rank < sorted[0])
+		calib_publish(st);
 
 	st->probe_word = ((uint64_t)getpid() << 32) ^ IBX_SHM_MAGIC ^ ibx_time_ns();
 	info_len = sizeof(*info) + strlen(st->seg.path) + 1;
@@ -170,6 +239,33 @@ err_free:
 	free(sorted);
 	state_free(st); /* unlinks our segment if it was created */
 	return ret;
+}
+
+/* After connect: an automatic threshold is the node's lowest rank's. One
+ * line per rank at IBX_LOG=info (tests/sh/shm_engine.sh compares them). */
+static void calib_adopt(shm_state_t *st)
+{
+	const ibx_shm_seg_hdr_t *lead = st->seg.hdr;
+	int lead_rank = st->ctx->rank;
+	char why[64];
+
+	if (st->peers[0].rank < lead_rank) {
+		lead = st->peers[0].seg.hdr;
+		lead_rank = st->peers[0].rank;
+	}
+	if (!st->cma_auto)
+		snprintf(why, sizeof(why), "IBX_SHM_CMA_THRESHOLD");
+	else
+		snprintf(why, sizeof(why), "%s by rank %d",
+			 lead->calib.flags & IBX_SHM_CALIB_DONE ? "calibrated" : "configured",
+			 lead_rank);
+	if (st->cma_auto)
+		st->cma_threshold = (size_t)lead->calib.cma_from;
+	if (st->cma_threshold)
+		ibx_info("shm: rendezvous copy: pipelined below %zu bytes, CMA from %zu (%s)",
+			 st->cma_threshold, st->cma_threshold, why);
+	else
+		ibx_info("shm: rendezvous copy: pipelined only (%s)", why);
 }
 
 /* Can we read the peer's memory with CMA? One 8-byte read of a word whose
@@ -231,6 +327,9 @@ static ibx_status_t connect_peer(shm_state_t *st, int i)
 			  pg->pipe_chunks, mine.ack);
 	ibx_shm_pipe_init(&p->prx, mine.chunk_hdrs, mine.chunks, st->geom.pipe_chunk,
 			  st->geom.pipe_chunks, theirs.ack);
+	p->ptx.first = st->pipe_first < p->ptx.chunk ? st->pipe_first : p->ptx.chunk;
+	ibx_shm_cells_init(&p->txc, theirs.cells, pg->cell_size, pg->cells, mine.ack);
+	ibx_shm_cells_init(&p->rxc, mine.cells, st->geom.cell_size, st->geom.cells, theirs.ack);
 	/* at least two eager packets fit the peer's ring at once */
 	p->eager_limit = (size_t)ibx_shm_config()->SHM_EAGER_LIMIT;
 	if (p->eager_limit > ibx_shm_pkt_capacity(pg->ring_slots / 2))
@@ -239,9 +338,10 @@ static ibx_status_t connect_peer(shm_state_t *st, int i)
 	p->peer->ops = &shm_ops;
 	p->peer->path = p;
 	ibx_debug("shm: rank %d connected (pid %d, ring %u slots, pipe %u x %llu, eager %zu, "
-		  "CMA %s)",
+		  "cells %u x %u, CMA %s)",
 		  p->rank, (int)p->pid, pg->ring_slots, pg->pipe_chunks,
-		  (unsigned long long)pg->pipe_chunk, p->eager_limit, p->cma_ok ? "yes" : "no");
+		  (unsigned long long)pg->pipe_chunk, p->eager_limit, pg->cells, pg->cell_size,
+		  p->cma_ok ? "yes" : "no");
 out:
 	free(info);
 	return ret;
@@ -259,6 +359,7 @@ static ibx_status_t shm_connect(ibx_ctx_t *ctx, void *state)
 		if (ret != IBX_OK)
 			return ret; /* fini unmaps what was attached */
 	}
+	calib_adopt(st);
 	st->nactive = st->npeers;
 	st->next_check_ns = ibx_time_ns() + st->check_ns;
 	return IBX_OK;
@@ -279,6 +380,11 @@ static void shm_fini(ibx_ctx_t *ctx, void *state)
 
 	if (!st)
 		return;
+	if (st->nrecv_pipe || st->nrecv_cma)
+		ibx_info("shm: rendezvous received: %llu by the pipelined copy, %llu by CMA (%llu "
+			 "refused by the kernel)",
+			 (unsigned long long)st->nrecv_pipe, (unsigned long long)st->nrecv_cma,
+			 (unsigned long long)st->nrecv_refused);
 	for (int i = 0; i < st->npeers; i++) {
 		ibx_peer_t *peer = st->peers[i].peer;
 

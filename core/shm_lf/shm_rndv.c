@@ -3,7 +3,7 @@
  * SYNC send puts into the ring, the receiver's answer once a receive
  * matches (CTS, CTSW, FIN), streaming matched messages through the pipe,
  * and the single copy by CMA, split between the two processes from
- * SHM_CMA_SPLIT_MIN on. The copies themselves are in shm_copy.c.
+ * IBX_SHM_CMA_SPLIT_MIN on. The copies themselves are in shm_copy.c.
  *
  * Rendezvous through the pipe (larger, or SYNC), i → j:
  *
@@ -23,7 +23,13 @@
  *   that nobody receives yet never holds back a later one (the RTS of every
  *   send goes out at once, in order with the eager packets).
  *
- * Rendezvous by single copy (len ≥ IBX_SHM_CMA_THRESHOLD, CMA allowed):
+ * Which copy: the sender offers a single copy whenever CMA works between
+ * the two (the CMA flag of the RTS); the receiver, which knows how many
+ * bytes it takes, chooses: the single copy when n reaches the node's
+ * threshold (IBX_SHM_CMA_THRESHOLD: calibrated at start-up by
+ * shm_calib.c, or configured), the pipe otherwise.
+ *
+ * Rendezvous by single copy (n ≥ threshold, CMA offered):
  *
  *   RTS{len, addr, id, CMA} ───────────────────►  matched; n = min(len, buflen)
  *                                                 n < 64k: process_vm_readv of
@@ -50,9 +56,6 @@
 
 #include <sys/uio.h>
 
-/* From this size a single copy is split between the two processes. */
-#define SHM_CMA_SPLIT_MIN (64u << 10)
-
 static ibx_request_t *rq_find_id(ibx_req_queue_t *q, uint32_t id)
 {
 	ibx_request_t *r;
@@ -66,12 +69,12 @@ static ibx_request_t *rq_find_id(ibx_req_queue_t *q, uint32_t id)
 bool ibx_shm_rndv_send(shm_peer_t *p, ibx_request_t *req)
 {
 	ibx_shm_rts_t rts;
-	size_t thr = p->st->cma_threshold;
 
 	rts.len = req->buflen;
 	rts.addr = (uint64_t)(uintptr_t)req->buf;
 	rts.id = (uint32_t)RQ_ID(req);
-	rts.flags = p->cma_ok && thr && req->buflen >= thr ? IBX_SHM_RTS_CMA : 0;
+	/* an offer: the receiver knows how much it takes, and chooses */
+	rts.flags = p->cma_ok ? IBX_SHM_RTS_CMA : 0;
 	if (!ibx_shm_tx_send(&p->tx, IBX_SHM_PKT_RTS, 0, req->tag, &rts, sizeof(rts)))
 		return false;
 	ibx_rq_push(&p->rndv_tx, req);
@@ -132,8 +135,12 @@ static int pipe_tx_work(shm_peer_t *p)
 		size_t want = RQ_BYTES(req);
 
 		if (req->done < want) {
+			/* the ramp only for a message alone in the pipe: behind
+			 * others the receiver is busy anyway, whole chunks cost
+			 * fewer hand-offs */
+			size_t off = req->link.next ? SIZE_MAX / 4 : req->done;
 			size_t k = ibx_shm_pipe_push(&p->ptx, (const char *)req->buf + req->done,
-						     want - req->done);
+						     want - req->done, off);
 
 			req->done += k;
 			n += k != 0;
@@ -181,7 +188,7 @@ static int pipe_rx_work(shm_state_t *st, shm_peer_t *p)
 }
 
 /*
- * The single copy (CMA) of @n bytes into req->buf. From SHM_CMA_SPLIT_MIN
+ * The single copy (CMA) of @n bytes into req->buf. From IBX_SHM_CMA_SPLIT_MIN
  * on the two processes share it: we ask the sender (CTSW) to write the
  * second half straight into our buffer with process_vm_writev while we
  * read the first half from its buffer with process_vm_readv — two cores
@@ -194,7 +201,7 @@ static int pipe_rx_work(shm_state_t *st, shm_peer_t *p)
 static ibx_status_t rndv_recv_cma(shm_peer_t *p, const ibx_shm_rts_t *rts, ibx_request_t *req,
 				  size_t n)
 {
-	size_t split = n >= SHM_CMA_SPLIT_MIN ? (n / 2) & ~(size_t)4095 : n;
+	size_t split = n >= IBX_SHM_CMA_SPLIT_MIN ? (n / 2) & ~(size_t)4095 : n;
 	size_t first = split < 4096 ? split : 4096;
 	struct iovec iov = {.iov_base = req->buf, .iov_len = first};
 	bool asked = false; /* the sender writes a part */
@@ -271,13 +278,18 @@ ibx_status_t ibx_shm_rndv_recv(ibx_peer_t *peer, const void *rts_bytes, ibx_requ
 		ibx_shm_send_ctrl64(p, IBX_SHM_PKT_FIN, rts.id, (uint64_t)IBX_OK);
 		return IBX_OK;
 	}
-	if ((rts.flags & IBX_SHM_RTS_CMA) && p->cma_ok) {
+	if ((rts.flags & IBX_SHM_RTS_CMA) && p->cma_ok && p->st->cma_threshold &&
+	    n >= p->st->cma_threshold) {
 		ibx_status_t s = rndv_recv_cma(p, &rts, req, n);
 
-		if (s != IBX_ERR_UNSUPPORTED)
+		if (s != IBX_ERR_UNSUPPORTED) {
+			p->st->nrecv_cma++;
 			return s;
+		}
 		/* refused before anything moved: the pipe serves */
+		p->st->nrecv_refused++;
 	}
+	p->st->nrecv_pipe++;
 	RQ_BYTES(req) = n;
 	req->done = 0;
 	ibx_rq_push(&p->pipe_rx, req);

@@ -62,6 +62,13 @@ ibx_status_t ibx_shm_geom_check(const ibx_shm_geom_t *g)
 			  (unsigned long long)g->pipe_chunk);
 		return IBX_ERR_INVALID_PARAM;
 	}
+	if (g->cells > 1024 || g->cell_size > (64u << 10) || g->cell_size % IBX_CACHELINE ||
+	    (g->cells && !g->cell_size)) {
+		ibx_error("IBX_SHM_EAGER_CELLS=%u of %u bytes: at most 1024 cells, each a multiple "
+			  "of 64 bytes up to 64 KiB (IBX_SHM_EAGER_LIMIT)",
+			  g->cells, g->cell_size);
+		return IBX_ERR_INVALID_PARAM;
+	}
 	return IBX_OK;
 }
 
@@ -79,7 +86,8 @@ ibx_status_t ibx_shm_area_layout(const ibx_shm_geom_t *g, ibx_shm_area_layout_t 
 	 * page with the flags it is polled by */
 	l.data_off =
 	    round_up(l.hdrs_off + (size_t)g->pipe_chunks * sizeof(ibx_shm_chunk_hdr_t), SHM_PAGE);
-	l.size = round_up(l.data_off + (size_t)g->pipe_chunks * g->pipe_chunk, SHM_PAGE);
+	l.cells_off = round_up(l.data_off + (size_t)g->pipe_chunks * g->pipe_chunk, SHM_PAGE);
+	l.size = round_up(l.cells_off + (size_t)g->cells * g->cell_size, SHM_PAGE);
 	*l_p = l;
 	return IBX_OK;
 }
@@ -392,6 +400,7 @@ void ibx_shm_seg_area(const ibx_shm_seg_t *seg, int idx, ibx_shm_area_t *a)
 	a->ack = (ibx_shm_ack_t *)(base + l.ack_off);
 	a->chunk_hdrs = (ibx_shm_chunk_hdr_t *)(base + l.hdrs_off);
 	a->chunks = base + l.data_off;
+	a->cells = base + l.cells_off;
 }
 
 ibx_status_t ibx_shm_seg_unlink(ibx_shm_seg_t *seg)

@@ -5,8 +5,14 @@
 #
 #   1. the functional suite with 2, 3 and 4 ranks (default thresholds);
 #      with the pipelined copy only; with the single copy (CMA) for every
-#      rendezvous; with a tiny geometry (8-slot rings, no eager, two 4 KiB
-#      pipe chunks) so that every queue and wrap-around is hit
+#      rendezvous; with both, CMA from 100000 bytes (sizes around it); with
+#      a tiny geometry (8-slot rings, no eager, two 4 KiB pipe chunks) so
+#      that every queue and wrap-around is hit; with two eager cells. The rendezvous copy: the
+#      start-up calibration (IBX_SHM_CMA_THRESHOLD=auto) answers once, on
+#      the lowest rank, within its time bound, and every rank logs the same
+#      choice; each run's ranks report (IBX_LOG=info, at the end) how many
+#      rendezvous each copy carried, which must match what was forced or
+#      calibrated; with CMA refused by the kernel, none go by CMA
 #   2. 100k tiny messages from each of 3 senders to one receiver that starts
 #      late (full rings, queued sends, order and content checked)
 #   3. a rank dies (SIGKILL): the survivor's pending receive and rendezvous
@@ -77,22 +83,80 @@ run() {
 	echo "ok   $name"
 }
 
+# rndv NAME: "<pipe> <cma> <refused>", the rendezvous the ranks of run NAME
+# received by each copy (summed over the ranks' end-of-run info lines)
+rndv() {
+	sed -n 's/.*shm: rendezvous received: \([0-9]*\) by the pipelined copy, \([0-9]*\) by CMA (\([0-9]*\) refused.*/\1 \2 \3/p' \
+		"$LOG/$1" | awk '{ p += $1; c += $2; r += $3 } END { print p + 0, c + 0, r + 0 }'
+}
+
+# expect_rndv NAME WHAT: pipe-only | cma-only | both | refused
+expect_rndv() {
+	local p c r
+	read -r p c r <<<"$(rndv "$1")"
+	case $2 in
+	pipe-only) [ "$p" -gt 0 ] && [ "$c" -eq 0 ] ;;
+	cma-only) [ "$p" -eq 0 ] && [ "$c" -gt 0 ] ;;
+	both) [ "$p" -gt 0 ] && [ "$c" -gt 0 ] ;;
+	refused) [ "$p" -gt 0 ] && [ "$c" -eq 0 ] ;;
+	esac || { fail "$1: rendezvous by pipe $p, CMA $c, refused $r: expected $2"; return 1; }
+	echo "     $1: rendezvous by pipe $p, CMA $c, refused $r ($2)"
+}
+
 # 1. functional suite
 for np in 2 3 4; do
 	run "all-np$np" 0 IBX_LOG=warn -- -n $np "$BIN" all
 done
-run all-pipe 0 IBX_SHM_CMA_THRESHOLD=0 -- -n 3 "$BIN" all
-run all-cma 0 IBX_SHM_CMA_THRESHOLD=1 -- -n 2 "$BIN" all
+run all-pipe 0 IBX_LOG=info IBX_SHM_CMA_THRESHOLD=0 -- -n 3 "$BIN" all &&
+	expect_rndv all-pipe pipe-only
+run all-cma 0 IBX_LOG=info IBX_SHM_CMA_THRESHOLD=1 -- -n 2 "$BIN" all &&
+	expect_rndv all-cma cma-only
+run all-both 0 IBX_LOG=info IBX_SHM_CMA_THRESHOLD=100000 -- -n 2 "$BIN" all &&
+	expect_rndv all-both both
+# the calibration: one measurement, bounded, the same answer everywhere,
+# and the copies used are the ones it chose
+if run calib 0 IBX_LOG=info IBX_SHM_CMA_THRESHOLD=auto -- -n 3 "$BIN" all; then
+	ms=$(sed -n 's/.*shm: calibrated in \([0-9.]*\) ms.*/\1/p' "$LOG/calib")
+	lines=$(grep -c 'shm: rendezvous copy: ' "$LOG/calib")
+	choices=$(sed -n 's/.*\(shm: rendezvous copy: .*\)/\1/p' "$LOG/calib" | sort -u)
+	if [ "$(echo "$ms" | grep -c .)" -ne 1 ] || ! grep -q '^ibx\[0:.*shm: calibrated in' "$LOG/calib"; then
+		fail "calib: expected one calibration, by rank 0; got: $ms"
+	elif ! awk -v t="$ms" 'BEGIN { exit !(t > 0 && t < 200) }'; then
+		fail "calib: the calibration took $ms ms"
+	elif [ "$lines" -ne 3 ] || [ "$(echo "$choices" | grep -c .)" -ne 1 ]; then
+		fail "calib: $lines ranks logged their choice, expected 3, all alike: $choices"
+	elif ! echo "$choices" | grep -Eq 'pipelined only \(calibrated by rank 0\)|CMA from (16384|65536|262144|1048576) \(calibrated by rank 0\)'; then
+		fail "calib: not a threshold the calibration can give: $choices"
+	else
+		echo "     calib: $ms ms, $choices"
+		case $choices in
+		*"pipelined only"*) expect_rndv calib pipe-only ;;
+		*"CMA from 16384 "*) expect_rndv calib cma-only ;;
+		*) expect_rndv calib both ;;
+		esac
+	fi
+fi
 # CMA refused by the kernel (no CAP_SYS_PTRACE, non-dumpable ranks): at
 # the connect probe, and after it (the first single copy is refused)
 if command -v capsh >/dev/null && [ "$(id -u)" = 0 ]; then
 	for when in before after; do
-		run "nocma-$when" 0 SHM_ENGINE_NODUMP=$when IBX_SHM_CMA_THRESHOLD=1 -- \
-			-n 2 capsh --drop=cap_sys_ptrace -- -c "exec $BIN all"
+		run "nocma-$when" 0 IBX_LOG=info SHM_ENGINE_NODUMP=$when IBX_SHM_CMA_THRESHOLD=1 -- \
+			-n 2 capsh --drop=cap_sys_ptrace -- -c "exec $BIN all" &&
+			expect_rndv "nocma-$when" refused
 	done
+	# the refusal is logged: at the probe, or at the first copy
+	grep -q 'CMA to rank 1 (pid [0-9]*) not usable' "$LOG/nocma-before" ||
+		fail "nocma-before: no 'not usable' line from the connect probe"
+	grep -q 'CMA from rank [01] refused' "$LOG/nocma-after" ||
+		fail "nocma-after: no 'refused' line from the first single copy"
+else
+	echo "skip nocma-*: needs root and capsh"
 fi
 run all-tiny 0 IBX_SHM_RING_SLOTS=8 IBX_SHM_EAGER_LIMIT=0 IBX_SHM_PIPE_CHUNKS=2 \
 	IBX_SHM_PIPE_CHUNK=4k -- -n 3 "$BIN" all
+# two eager cells and a small ring: 0.5-8 KiB messages find the cells
+# full and take slots, in order with the ones in cells
+run all-cells2 0 IBX_SHM_EAGER_CELLS=2 IBX_SHM_RING_SLOTS=512 -- -n 3 "$BIN" all
 
 # 2. many to one
 run burst 0 -- -n 4 "$BIN" burst 100000 && grep 'queued$' "$LOG/burst" | sed 's/^/     /'

@@ -2,9 +2,11 @@
  * test_coll_select.c — mpi-lite's table of collective algorithms
  * (mpi-lite/coll_select.c) against the choices the collectives made
  * before the table existed, written out here as they were in the code
- * (thresholds inline): over a grid of rank counts, sizes around every
- * threshold, element counts and properties, the table must name the same
- * algorithm. Then a few cases by name, and the printed form.
+ * (thresholds inline), with the changes since (issue 11: the barrier and
+ * Alltoall of an oversubscribed node, Allreduce of two ranks by halves
+ * above 64 KiB): over a grid of rank counts, sizes around
+ * every threshold, element counts and properties, the table must name
+ * the same algorithm. Then a few cases by name, and the printed form.
  *
  * coll_select.c is compiled into this test (it needs nothing of mpi-lite
  * but its own header), so the test links like every other unit test.
@@ -28,9 +30,13 @@ typedef struct where {
 	bool spans, one_node, oversub; /* spans and one_node never both */
 } where_t;
 
-static mpil_coll_alg_t old_barrier(const where_t *w)
+static mpil_coll_alg_t old_barrier(int p, const where_t *w)
 {
-	return w->spans ? MPIL_COLL_ALG_NODE_AWARE : MPIL_COLL_ALG_DISSEMINATION;
+	if (w->spans)
+		return MPIL_COLL_ALG_NODE_AWARE;
+	if (w->one_node && w->oversub && p > 2 && p <= 8)
+		return MPIL_COLL_ALG_FAN;
+	return MPIL_COLL_ALG_DISSEMINATION;
 }
 
 /* p > 1, len > 0 (the callers return before otherwise) */
@@ -61,7 +67,7 @@ static mpil_coll_alg_t old_allreduce(int p, int n, size_t span, bool commute, bo
 {
 	if (w->spans && commute)
 		return MPIL_COLL_ALG_NODE_AWARE;
-	if (p == 2 && commute && !whole)
+	if (p == 2 && commute && !whole && span <= 64 * KIB)
 		return MPIL_COLL_ALG_PAIR;
 	if (commute && !whole && span > 16 * KIB && n >= p)
 		return MPIL_COLL_ALG_RABENSEIFNER;
@@ -83,8 +89,10 @@ static mpil_coll_alg_t old_allgather(int p, size_t block)
 	return p > 2 && (size_t)p * block <= 32 * KIB ? MPIL_COLL_ALG_BRUCK : MPIL_COLL_ALG_RING;
 }
 
-static mpil_coll_alg_t old_alltoall(int p, size_t slen, size_t rlen)
+static mpil_coll_alg_t old_alltoall(int p, size_t slen, size_t rlen, const where_t *w)
 {
+	if (w->one_node && w->oversub && p > 2 && p <= 8 && slen <= 256 * KIB && slen == rlen)
+		return MPIL_COLL_ALG_LINEAR;
 	return p > 2 && slen <= 256 && slen == rlen ? MPIL_COLL_ALG_BRUCK : MPIL_COLL_ALG_PAIRWISE;
 }
 
@@ -152,7 +160,7 @@ static void test_barrier_bcast(void **state)
 		for (size_t i = 0; i < IBX_ARRAY_SIZE(ranks); i++) {
 			int p = ranks[i];
 
-			assert_same(ask(MPIL_COLL_BARRIER, p, 0, 0, props), old_barrier(wh),
+			assert_same(ask(MPIL_COLL_BARRIER, p, 0, 0, props), old_barrier(p, wh),
 				    "Barrier", p, 0);
 			for (size_t j = 0; j < IBX_ARRAY_SIZE(sizes); j++) {
 				size_t len = sizes[j];
@@ -220,10 +228,17 @@ static void test_blocks(void **state)
 				    "Scatter", p, len);
 			assert_same(ask(MPIL_COLL_ALLGATHER, p, (size_t)p * len, 0, 0),
 				    old_allgather(p, len), "Allgather", p, len);
-			assert_same(ask(MPIL_COLL_ALLTOALL, p, len, 0, MPIL_COLL_SAME_BLOCKS),
-				    old_alltoall(p, len, len), "Alltoall", p, len);
-			assert_same(ask(MPIL_COLL_ALLTOALL, p, len, 0, 0),
-				    old_alltoall(p, len, len + 1), "Alltoall (unequal)", p, len);
+			for (size_t w = 0; w < IBX_ARRAY_SIZE(wheres); w++) {
+				unsigned props = where_props(&wheres[w]);
+
+				assert_same(ask(MPIL_COLL_ALLTOALL, p, len, 0,
+						props | MPIL_COLL_SAME_BLOCKS),
+					    old_alltoall(p, len, len, &wheres[w]), "Alltoall", p,
+					    len);
+				assert_same(ask(MPIL_COLL_ALLTOALL, p, len, 0, props),
+					    old_alltoall(p, len, len + 1, &wheres[w]),
+					    "Alltoall (unequal)", p, len);
+			}
 			assert_same(ask(MPIL_COLL_GATHERV, p, len, 0, 0), MPIL_COLL_ALG_LINEAR,
 				    "Gatherv", p, len);
 			assert_same(ask(MPIL_COLL_SCATTERV, p, len, 0, 0), MPIL_COLL_ALG_LINEAR,
@@ -255,11 +270,14 @@ static void test_named_cases(void **state)
 	assert_int_equal(
 	    ask(MPIL_COLL_BCAST, 9, 1024 * KIB, 1024 * KIB, MPIL_COLL_ONE_NODE | MPIL_COLL_OVERSUB),
 	    MPIL_COLL_ALG_BINOMIAL);
-	/* Allreduce of doubles: pair at 2 ranks, recursive doubling up to
-	 * 16 KiB, Rabenseifner above; a user op that does not commute stays
-	 * with recursive doubling */
+	/* Allreduce of doubles: pair at 2 ranks up to 64 KiB, recursive
+	 * doubling up to 16 KiB, Rabenseifner above; a user op that does not
+	 * commute stays with recursive doubling */
+	assert_int_equal(ask(MPIL_COLL_ALLREDUCE, 2, 64 * KIB, 8 * KIB, sum), MPIL_COLL_ALG_PAIR);
+	assert_int_equal(ask(MPIL_COLL_ALLREDUCE, 2, 64 * KIB + 8, 8 * KIB + 1, sum),
+			 MPIL_COLL_ALG_RABENSEIFNER);
 	assert_int_equal(ask(MPIL_COLL_ALLREDUCE, 2, 1024 * KIB, 128 * KIB, sum),
-			 MPIL_COLL_ALG_PAIR);
+			 MPIL_COLL_ALG_RABENSEIFNER);
 	assert_int_equal(ask(MPIL_COLL_ALLREDUCE, 4, 16 * KIB, 2 * KIB, sum),
 			 MPIL_COLL_ALG_REC_DOUBLING);
 	assert_int_equal(ask(MPIL_COLL_ALLREDUCE, 4, 16 * KIB + 8, 2 * KIB + 1, sum),
@@ -268,6 +286,17 @@ static void test_named_cases(void **state)
 			 MPIL_COLL_ALG_REC_DOUBLING);
 	assert_int_equal(ask(MPIL_COLL_ALLREDUCE, 4, 8, 1, sum | MPIL_COLL_SPANS_NODES),
 			 MPIL_COLL_ALG_NODE_AWARE);
+	/* a crowded node: the barrier through rank 0, Alltoall all at once */
+	assert_int_equal(ask(MPIL_COLL_BARRIER, 4, 0, 0, MPIL_COLL_ONE_NODE | MPIL_COLL_OVERSUB),
+			 MPIL_COLL_ALG_FAN);
+	assert_int_equal(ask(MPIL_COLL_BARRIER, 4, 0, 0, MPIL_COLL_ONE_NODE),
+			 MPIL_COLL_ALG_DISSEMINATION);
+	assert_int_equal(ask(MPIL_COLL_ALLTOALL, 4, 8, 0,
+			     MPIL_COLL_ONE_NODE | MPIL_COLL_OVERSUB | MPIL_COLL_SAME_BLOCKS),
+			 MPIL_COLL_ALG_LINEAR);
+	assert_int_equal(
+	    ask(MPIL_COLL_ALLTOALL, 4, 8, 0, MPIL_COLL_ONE_NODE | MPIL_COLL_SAME_BLOCKS),
+	    MPIL_COLL_ALG_BRUCK);
 	assert_string_equal(mpil_coll_alg_name(MPIL_COLL_ALG_RABENSEIFNER), "Rabenseifner");
 	assert_string_equal(mpil_coll_op_name(MPIL_COLL_ALLTOALL), "Alltoall");
 }

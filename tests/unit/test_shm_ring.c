@@ -367,12 +367,13 @@ static int pipe_writer(pipe_test_t *t)
 	unsigned spins = 0;
 
 	ibx_shm_pipe_init(&p, t->hdrs, t->data, 4096, 4, &t->ack);
+	p.first = 1000; /* the ramp: 1000, 3000, then whole 4096-byte chunks */
 	for (uint64_t i = 0; i < t->nmsg; i++) {
 		size_t len = pipe_msg_len(i), done = 0;
 
 		msg_fill(i, buf, len);
 		while (done < len) {
-			size_t n = ibx_shm_pipe_push(&p, buf + done, len - done);
+			size_t n = ibx_shm_pipe_push(&p, buf + done, len - done, done);
 
 			if (!n) {
 				atomic_store(&t->writer_saw_full, 1);
@@ -454,7 +455,7 @@ static void test_pipe_corrupt(void **state)
 	ibx_shm_pipe_init(&tx, t->hdrs, t->data, 4096, 4, &t->ack);
 	ibx_shm_pipe_init(&rx, t->hdrs, t->data, 4096, 4, &t->ack);
 	memset(buf, 1, sizeof(buf));
-	assert_int_equal(ibx_shm_pipe_push(&tx, buf, 3000), 3000);
+	assert_int_equal(ibx_shm_pipe_push(&tx, buf, 3000, 0), 3000);
 	assert_int_equal(ibx_shm_pipe_pull(&rx, buf, 100), (size_t)-1);
 	munmap(t, sizeof(*t));
 }
