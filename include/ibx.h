@@ -286,6 +286,72 @@ IBX_API ibx_status_t ibx_flush(ibx_ctx_t *ctx, int peer);
 /* ibx_flush towards every peer. */
 IBX_API ibx_status_t ibx_flush_all(ibx_ctx_t *ctx);
 
+/* ---- distributed mutex ---------------------------------------------------
+ *
+ * @count mutexes shared by a group of processes, built on the one-sided
+ * operations above (core/rma/mutex.c): mutex i lives at the group member
+ * i % nranks (its home). Any member locks and unlocks any of them; the
+ * home does not need to call the engine for others to make progress
+ * (except with the hybrid algorithm, whose notification is a message).
+ *
+ *     ibx_mutex_t *m;
+ *     ibx_mutex_create(ctx, ranks, n, count, tag, NULL, &m);  // collective
+ *     ibx_mutex_lock(m, i);  ... critical section ...  ibx_mutex_unlock(m, i);
+ *     ibx_mutex_free(m);                                       // collective
+ *
+ * Algorithms (IBX_MUTEX_ALGO, or params->algo):
+ *   MCS       queue lock: a tail word at the home (swap / compare-and-swap),
+ *             each waiter spins on a flag in its own memory that its
+ *             predecessor sets; FIFO
+ *   ONESIDED  Ross, Latham, Gropp, Thakur, Toonen (2005) §2.1: a waitlist
+ *             byte per member at the home, read and written in one
+ *             exclusive epoch; the unlocker sets the poll byte of the next
+ *             waiting member in rank order after its own
+ *   HYBRID    the same (§2.2), notification by a zero-byte message
+ * A lost member (process dead, connection broken) ends every wait of the
+ * others with IBX_ERR_UNREACHABLE, never a hang.
+ */
+typedef struct ibx_mutex ibx_mutex_t;
+
+typedef enum ibx_mutex_algo {
+	IBX_MUTEX_ALGO_DEFAULT = 0, /* IBX_MUTEX_ALGO */
+	IBX_MUTEX_ALGO_MCS,
+	IBX_MUTEX_ALGO_ONESIDED,
+	IBX_MUTEX_ALGO_HYBRID,
+} ibx_mutex_algo_t;
+
+typedef struct ibx_mutex_params {
+	ibx_mutex_algo_t algo; /* the same at every member */
+} ibx_mutex_params_t;
+
+/* Collective over the @nranks processes of @ranks (world ranks, each once,
+ * this process among them, the same list in the same order everywhere: a
+ * member's group index is its position). The mutex uses the tags @tag ..
+ * @tag + @count (matched with every bit), which the caller keeps for it
+ * until ibx_mutex_free. @params may be NULL. Every member gets the same
+ * outcome. */
+IBX_API ibx_status_t ibx_mutex_create(ibx_ctx_t *ctx, const int *ranks, int nranks, int count,
+				      ibx_tag_t tag, const ibx_mutex_params_t *params,
+				      ibx_mutex_t **m_p);
+/* Blocks until this process holds mutex @index. IBX_ERR_INVALID_PARAM for
+ * an index outside [0, count); IBX_ERR_BUSY when this process already holds
+ * or waits for it; IBX_ERR_UNREACHABLE when a member was lost. */
+IBX_API ibx_status_t ibx_mutex_lock(ibx_mutex_t *m, int index);
+/* The two halves of ibx_mutex_lock: _start enters the queue and returns
+ * IBX_OK (the mutex is held) or IBX_INPROGRESS (queued: others hold it or
+ * wait before us); _wait then blocks until it is held. */
+IBX_API ibx_status_t ibx_mutex_lock_start(ibx_mutex_t *m, int index);
+IBX_API ibx_status_t ibx_mutex_lock_wait(ibx_mutex_t *m, int index);
+/* Releases mutex @index and hands it to the next waiter, if any.
+ * IBX_ERR_INVALID_PARAM when this process does not hold it. */
+IBX_API ibx_status_t ibx_mutex_unlock(ibx_mutex_t *m, int index);
+/* Collective over the group: frees the mutexes (none may be held). */
+IBX_API ibx_status_t ibx_mutex_free(ibx_mutex_t *m);
+/* The group index of mutex @index's home (-1 for a bad index). */
+IBX_API int ibx_mutex_home(const ibx_mutex_t *m, int index);
+/* The algorithm in use ("mcs", "onesided", "hybrid"). */
+IBX_API const char *ibx_mutex_algo_name(const ibx_mutex_t *m);
+
 /* Configuration: prints every IBX_* variable with its value and help. */
 IBX_API void ibx_config_print(void *file /* FILE* */);
 

@@ -236,10 +236,9 @@ static int check_errh(MPI_Comm comm, MPI_Errhandler eh, const char *fname)
 static int check_comm_errh(MPI_Comm comm, MPI_Errhandler eh, const char *fname)
 {
 	MPIL_CHECK(check_errh(comm, eh, fname));
-	if (ibx_unlikely(eh->kind == MPIL_ERRH_WIN_USER))
-		return mpil_err(comm, MPI_ERR_ARG, fname,
-				"error handler %p was made for windows (MPI_Win_create_errhandler)",
-				(void *)eh);
+	if (ibx_unlikely(eh->kind == MPIL_ERRH_WIN_USER || eh->kind == MPIL_ERRH_FILE_USER))
+		return mpil_err(comm, MPI_ERR_ARG, fname, "error handler %p was made for %s",
+				(void *)eh, eh->kind == MPIL_ERRH_WIN_USER ? "windows" : "files");
 	return MPI_SUCCESS;
 }
 

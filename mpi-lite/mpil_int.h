@@ -28,7 +28,12 @@
  * attr.c (attribute caching), info.c, p2p*.c, request.c (completion),
  * datatype.c (predefined types, packing, queries), dtype_create.c (derived
  * types), op.c (reduction kernels), coll*.c, errhandler.c (error classes,
- * strings, handlers), handle.c (pools behind user-created handles).
+ * strings, handlers), handle.c (pools behind user-created handles),
+ * file*.c (MPI-IO), mutex.c (MPIX_Mutex).
+ *
+ * Length: over 700 lines on purpose: the one header every mpi-lite file
+ * includes, the object of each handle kind beside the others so that their
+ * magic numbers and common fields stay in step.
  */
 #ifndef MPIL_INT_H
 #define MPIL_INT_H
@@ -87,8 +92,15 @@ static inline bool mpil_initialized(void)
 }
 
 /* ---- error handlers and error reporting (errhandler.c) ----------------------- */
-/* USER: made for communicators (comm_fn), WIN_USER: for windows (win_fn). */
-enum mpil_errh_kind { MPIL_ERRH_FATAL, MPIL_ERRH_RETURN, MPIL_ERRH_USER, MPIL_ERRH_WIN_USER };
+/* USER: made for communicators (comm_fn), WIN_USER: for windows (win_fn),
+ * FILE_USER: for files (file_fn, file.c). */
+enum mpil_errh_kind {
+	MPIL_ERRH_FATAL,
+	MPIL_ERRH_RETURN,
+	MPIL_ERRH_USER,
+	MPIL_ERRH_WIN_USER,
+	MPIL_ERRH_FILE_USER
+};
 
 struct mpil_errhandler {
 	uint32_t magic;
@@ -97,6 +109,7 @@ struct mpil_errhandler {
 	bool predefined;
 	MPI_Comm_errhandler_function *comm_fn;
 	MPI_Win_errhandler_function *win_fn;
+	MPI_File_errhandler_function *file_fn;
 };
 
 /* Drops a reference to a user handler (predefined ones are never freed). */

@@ -116,11 +116,10 @@ int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
 	if (!errhandler || errhandler->magic != MPIL_MAGIC_ERRH)
 		return mpil_win_err(win, MPI_ERR_ARG, F, "invalid error handler %p",
 				    (void *)errhandler);
-	if (errhandler->kind == MPIL_ERRH_USER)
-		return mpil_win_err(win, MPI_ERR_ARG, F,
-				    "error handler %p was made for communicators "
-				    "(MPI_Comm_create_errhandler)",
-				    (void *)errhandler);
+	if (errhandler->kind == MPIL_ERRH_USER || errhandler->kind == MPIL_ERRH_FILE_USER)
+		return mpil_win_err(win, MPI_ERR_ARG, F, "error handler %p was made for %s",
+				    (void *)errhandler,
+				    errhandler->kind == MPIL_ERRH_USER ? "communicators" : "files");
 	old = win->errhandler;
 	if (!errhandler->predefined)
 		errhandler->refcount++;

@@ -1280,6 +1280,157 @@ MPIL_API int PMPI_Win_flush_local(int rank, MPI_Win win);
 MPIL_API int PMPI_Win_flush_local_all(MPI_Win win);
 MPIL_API int PMPI_Win_sync(MPI_Win win);
 
+/* ---- MPIX_Mutex: distributed mutexes -------------------------------------
+ * (the extension of Ross, Latham, Gropp, Thakur and Toonen, 2005, with
+ * MPICH's old MPIX_Mutex argument conventions; the engine's ibx_mutex_*)
+ * MPIX_Mutex_create is collective over @comm and makes @count mutexes;
+ * mutex i lives at rank i % size of comm, and lock/unlock name it by
+ * (mutex_index, rank) with that rank. The algorithm is IBX_MUTEX_ALGO
+ * (mcs, onesided, hybrid). Errors go to comm's error handler: MPI_ERR_ARG
+ * (index), MPI_ERR_RANK (not the mutex's home), MPI_ERR_RMA_SYNC (lock of
+ * a mutex this process holds, unlock of one it does not), MPI_ERR_OTHER
+ * (a member process was lost). */
+typedef struct mpil_mutex *MPIX_Mutex;
+#define MPIX_MUTEX_NULL ((MPIX_Mutex)0)
+MPIL_API int MPIX_Mutex_create(int count, MPI_Comm comm, MPIX_Mutex *hdl);
+MPIL_API int MPIX_Mutex_free(MPIX_Mutex *hdl);
+MPIL_API int MPIX_Mutex_lock(MPIX_Mutex hdl, int mutex_index, int rank);
+MPIL_API int MPIX_Mutex_unlock(MPIX_Mutex hdl, int mutex_index, int rank);
+MPIL_API int PMPIX_Mutex_create(int count, MPI_Comm comm, MPIX_Mutex *hdl);
+MPIL_API int PMPIX_Mutex_free(MPIX_Mutex *hdl);
+MPIL_API int PMPIX_Mutex_lock(MPIX_Mutex hdl, int mutex_index, int rank);
+MPIL_API int PMPIX_Mutex_unlock(MPIX_Mutex hdl, int mutex_index, int rank);
+/* ---- end of MPIX_Mutex ----------------------------------------------------- */
+
+/* ---- MPI-IO (MPI-3.1 chapter 13; mpi-lite/file*.c) ------------------------------ */
+typedef struct mpil_file *MPI_File;
+#define MPI_FILE_NULL ((MPI_File)0)
+
+/* access modes (bits) */
+#define MPI_MODE_CREATE		 1
+#define MPI_MODE_RDONLY		 2
+#define MPI_MODE_WRONLY		 4
+#define MPI_MODE_RDWR		 8
+#define MPI_MODE_DELETE_ON_CLOSE 16
+#define MPI_MODE_UNIQUE_OPEN	 32
+#define MPI_MODE_EXCL		 64
+#define MPI_MODE_APPEND		 128
+#define MPI_MODE_SEQUENTIAL	 256
+/* MPI_File_seek */
+#define MPI_SEEK_SET 600
+#define MPI_SEEK_CUR 602
+#define MPI_SEEK_END 604
+/* MPI_File_set_view in MPI_MODE_SEQUENTIAL */
+#define MPI_DISPLACEMENT_CURRENT (-54278278)
+
+typedef void MPI_File_errhandler_function(MPI_File *file, int *errcode, ...);
+typedef MPI_File_errhandler_function MPI_File_errhandler_fn; /* deprecated name */
+
+MPIL_API int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
+			   MPI_File *fh);
+MPIL_API int MPI_File_close(MPI_File *fh);
+MPIL_API int MPI_File_delete(const char *filename, MPI_Info info);
+MPIL_API int MPI_File_set_size(MPI_File fh, MPI_Offset size);
+MPIL_API int MPI_File_preallocate(MPI_File fh, MPI_Offset size);
+MPIL_API int MPI_File_get_size(MPI_File fh, MPI_Offset *size);
+MPIL_API int MPI_File_get_group(MPI_File fh, MPI_Group *group);
+MPIL_API int MPI_File_get_amode(MPI_File fh, int *amode);
+MPIL_API int MPI_File_set_info(MPI_File fh, MPI_Info info);
+MPIL_API int MPI_File_get_info(MPI_File fh, MPI_Info *info_used);
+MPIL_API int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype,
+			       MPI_Datatype filetype, const char *datarep, MPI_Info info);
+MPIL_API int MPI_File_get_view(MPI_File fh, MPI_Offset *disp, MPI_Datatype *etype,
+			       MPI_Datatype *filetype, char *datarep);
+MPIL_API int MPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint *extent);
+MPIL_API int MPI_File_read_at(MPI_File fh, MPI_Offset offset, void *buf, int count,
+			      MPI_Datatype datatype, MPI_Status *status);
+MPIL_API int MPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count,
+				  MPI_Datatype datatype, MPI_Status *status);
+MPIL_API int MPI_File_write_at(MPI_File fh, MPI_Offset offset, const void *buf, int count,
+			       MPI_Datatype datatype, MPI_Status *status);
+MPIL_API int MPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count,
+				   MPI_Datatype datatype, MPI_Status *status);
+MPIL_API int MPI_File_iread_at(MPI_File fh, MPI_Offset offset, void *buf, int count,
+			       MPI_Datatype datatype, MPI_Request *request);
+MPIL_API int MPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void *buf, int count,
+				MPI_Datatype datatype, MPI_Request *request);
+MPIL_API int MPI_File_read(MPI_File fh, void *buf, int count, MPI_Datatype datatype,
+			   MPI_Status *status);
+MPIL_API int MPI_File_read_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype,
+			       MPI_Status *status);
+MPIL_API int MPI_File_write(MPI_File fh, const void *buf, int count, MPI_Datatype datatype,
+			    MPI_Status *status);
+MPIL_API int MPI_File_write_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype,
+				MPI_Status *status);
+MPIL_API int MPI_File_iread(MPI_File fh, void *buf, int count, MPI_Datatype datatype,
+			    MPI_Request *request);
+MPIL_API int MPI_File_iwrite(MPI_File fh, const void *buf, int count, MPI_Datatype datatype,
+			     MPI_Request *request);
+MPIL_API int MPI_File_seek(MPI_File fh, MPI_Offset offset, int whence);
+MPIL_API int MPI_File_get_position(MPI_File fh, MPI_Offset *offset);
+MPIL_API int MPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset *disp);
+MPIL_API int MPI_File_set_atomicity(MPI_File fh, int flag);
+MPIL_API int MPI_File_get_atomicity(MPI_File fh, int *flag);
+MPIL_API int MPI_File_sync(MPI_File fh);
+MPIL_API int MPI_File_create_errhandler(MPI_File_errhandler_function *file_errhandler_fn,
+					MPI_Errhandler *errhandler);
+MPIL_API int MPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler);
+MPIL_API int MPI_File_get_errhandler(MPI_File file, MPI_Errhandler *errhandler);
+MPIL_API int MPI_File_call_errhandler(MPI_File fh, int errorcode);
+/* the profiling interface */
+MPIL_API int PMPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
+			    MPI_File *fh);
+MPIL_API int PMPI_File_close(MPI_File *fh);
+MPIL_API int PMPI_File_delete(const char *filename, MPI_Info info);
+MPIL_API int PMPI_File_set_size(MPI_File fh, MPI_Offset size);
+MPIL_API int PMPI_File_preallocate(MPI_File fh, MPI_Offset size);
+MPIL_API int PMPI_File_get_size(MPI_File fh, MPI_Offset *size);
+MPIL_API int PMPI_File_get_group(MPI_File fh, MPI_Group *group);
+MPIL_API int PMPI_File_get_amode(MPI_File fh, int *amode);
+MPIL_API int PMPI_File_set_info(MPI_File fh, MPI_Info info);
+MPIL_API int PMPI_File_get_info(MPI_File fh, MPI_Info *info_used);
+MPIL_API int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype,
+				MPI_Datatype filetype, const char *datarep, MPI_Info info);
+MPIL_API int PMPI_File_get_view(MPI_File fh, MPI_Offset *disp, MPI_Datatype *etype,
+				MPI_Datatype *filetype, char *datarep);
+MPIL_API int PMPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint *extent);
+MPIL_API int PMPI_File_read_at(MPI_File fh, MPI_Offset offset, void *buf, int count,
+			       MPI_Datatype datatype, MPI_Status *status);
+MPIL_API int PMPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count,
+				   MPI_Datatype datatype, MPI_Status *status);
+MPIL_API int PMPI_File_write_at(MPI_File fh, MPI_Offset offset, const void *buf, int count,
+				MPI_Datatype datatype, MPI_Status *status);
+MPIL_API int PMPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count,
+				    MPI_Datatype datatype, MPI_Status *status);
+MPIL_API int PMPI_File_iread_at(MPI_File fh, MPI_Offset offset, void *buf, int count,
+				MPI_Datatype datatype, MPI_Request *request);
+MPIL_API int PMPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void *buf, int count,
+				 MPI_Datatype datatype, MPI_Request *request);
+MPIL_API int PMPI_File_read(MPI_File fh, void *buf, int count, MPI_Datatype datatype,
+			    MPI_Status *status);
+MPIL_API int PMPI_File_read_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype,
+				MPI_Status *status);
+MPIL_API int PMPI_File_write(MPI_File fh, const void *buf, int count, MPI_Datatype datatype,
+			     MPI_Status *status);
+MPIL_API int PMPI_File_write_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype,
+				 MPI_Status *status);
+MPIL_API int PMPI_File_iread(MPI_File fh, void *buf, int count, MPI_Datatype datatype,
+			     MPI_Request *request);
+MPIL_API int PMPI_File_iwrite(MPI_File fh, const void *buf, int count, MPI_Datatype datatype,
+			      MPI_Request *request);
+MPIL_API int PMPI_File_seek(MPI_File fh, MPI_Offset offset, int whence);
+MPIL_API int PMPI_File_get_position(MPI_File fh, MPI_Offset *offset);
+MPIL_API int PMPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset *disp);
+MPIL_API int PMPI_File_set_atomicity(MPI_File fh, int flag);
+MPIL_API int PMPI_File_get_atomicity(MPI_File fh, int *flag);
+MPIL_API int PMPI_File_sync(MPI_File fh);
+MPIL_API int PMPI_File_create_errhandler(MPI_File_errhandler_function *file_errhandler_fn,
+					 MPI_Errhandler *errhandler);
+MPIL_API int PMPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler);
+MPIL_API int PMPI_File_get_errhandler(MPI_File file, MPI_Errhandler *errhandler);
+MPIL_API int PMPI_File_call_errhandler(MPI_File fh, int errorcode);
+/* ---- end of MPI-IO -------------------------------------------------------------- */
+
 #ifdef __cplusplus
 }
 #endif
