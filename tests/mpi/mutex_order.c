@@ -54,6 +54,19 @@ static void msg_send(int to, int tag, const void *buf, size_t len)
 	CHECK(s == IBX_OK, "send to %d: %s", to, ibx_status_str(s));
 }
 
+/* A fetch-add on the ticket word at rank 0; over verbs it completes later. */
+static uint64_t take_ticket(uint64_t taddr, const ibx_rkey_t *rk)
+{
+	ibx_request_t rq = {.cb = NULL};
+	uint64_t t = 0;
+	ibx_status_t s = ibx_atomic(ctx, IBX_ATOMIC_FADD, 1, 0, &t, taddr, rk, &rq);
+
+	if (s == IBX_INPROGRESS)
+		s = ibx_wait(ctx, &rq);
+	CHECK(s == IBX_OK, "ticket fetch-add: %s", ibx_status_str(s));
+	return t;
+}
+
 static void msg_recv(int from, int tag, void *buf, size_t len)
 {
 	ibx_request_t rq = {.cb = NULL};
@@ -85,7 +98,7 @@ static void one_algo(ibx_mutex_algo_t algo, const int *ranks, uint64_t taddr, ib
 			msg_send(size - 1, TAG_TOKEN, &tok, sizeof(tok));
 			msg_recv(1, TAG_TOKEN, &tok, sizeof(tok));
 		}
-		OK(ibx_atomic(ctx, IBX_ATOMIC_FADD, 1, 0, &ticket, taddr, rk, NULL));
+		ticket = take_ticket(taddr, rk);
 		OK(ibx_mutex_unlock(m, 0));
 	} else {
 		ibx_status_t s;
@@ -96,14 +109,7 @@ static void one_algo(ibx_mutex_algo_t algo, const int *ranks, uint64_t taddr, ib
 		CHECK(ibx_mutex_lock_start(m, 0) == IBX_ERR_BUSY, "second start while queued");
 		msg_send(rank - 1, TAG_TOKEN, &tok, sizeof(tok));
 		OK(ibx_mutex_lock_wait(m, 0));
-		{
-			ibx_request_t rq = {.cb = NULL};
-			ibx_status_t s2 =
-			    ibx_atomic(ctx, IBX_ATOMIC_FADD, 1, 0, &ticket, taddr, rk, &rq);
-			if (s2 == IBX_INPROGRESS)
-				s2 = ibx_wait(ctx, &rq);
-			OK(s2);
-		}
+		ticket = take_ticket(taddr, rk);
 		OK(ibx_mutex_unlock(m, 0));
 	}
 	/* rank 0 collects: ticket t went to rank order[t] */
