@@ -42,6 +42,13 @@
 #               median of -n LAT_ITERS iterations, against the t_typical
 #               of ib_write_lat (half a round trip), ib_read_lat and
 #               ib_atomic_lat of the same repetition.
+#   lock, lock_handoff
+#               IBX_PATHS=verbs mpilite-run -n 2 ibtest lock -a mcs -p 2 -w 0:
+#               the distributed mutex's (MCS) uncontended lock+unlock with
+#               the home on the other rank (two atomics: swap, then
+#               compare-and-swap), and the cycle of two ranks taking turns
+#               (a hand-off: the unlocker writes the waiter's flag), both
+#               against ib_atomic_lat's t_typical of the same repetition.
 # The ranks are pinned one per CPU like perftest's processes; each then sees
 # one allowed CPU for two node-local ranks, and the engine (core/context.c,
 # choose_spin_count) makes its waiters yield after a few idle polls. That
@@ -322,6 +329,25 @@ rma_run() {
 	done
 }
 
+# The distributed mutex over verbs: ibtest lock's MCS figures.
+lock_run() {
+	local log un cyc
+	log=$LOGDIR/lock.$REP.log
+	sleep "$SETTLE"
+	if IBX_PATHS=verbs timeout -k 5 "$TIMEOUT" "$MPIRUN" -n 2 "${PIN_RANKS[@]}" "$IBTEST" \
+		lock -a mcs -p 2 -w 0 -u "$LAT_ITERS" -i "$LAT_ITERS" >"$log" 2>&1 &&
+		un=$(awk '/^# uncontended/ { u = 1 } u && $1 == "mcs" { print $3; exit }' "$log") &&
+		cyc=$(awk '/^# contended/ { c = 1 } c && $1 == "mcs" && $2 == "2" { print $5; exit }' "$log") &&
+		[ -n "$un" ] && [ -n "$cyc" ]; then
+		add lock mpilite "$un"
+		add lock_handoff mpilite "$cyc"
+		return 0
+	fi
+	NFAIL=$((NFAIL + 1))
+	say "rxe-compare: ibtest lock over verbs (repetition $REP) failed; see $log"
+	tail -n 5 "$log" | sed 's/^/    | /' >&2
+}
+
 T0=$SECONDS
 say "rxe-compare: $VERBS_DEV port $VERBS_PORT, $REPS repetitions, lat -n $LAT_ITERS, bw -n $BW_ITERS, pingpong -w $PP_WARMUP, blocks of $PP_BLOCK, pinned: $([ $PIN = 1 ] && echo "server ${PIN_S[2]}, client ${PIN_C[2]}" || echo no)"
 for ((REP = 1; REP <= REPS; REP++)); do
@@ -332,6 +358,7 @@ for ((REP = 1; REP <= REPS; REP++)); do
 	[ $((REP % 2)) = 0 ] && pingpong_run
 	engine_tag_run "$REP"
 	rma_run
+	lock_run
 	say "rxe-compare: repetition $REP/$REPS done ($((SECONDS - T0)) s)"
 done
 
@@ -377,10 +404,14 @@ rma_row() { cp "$LOGDIR/$2.perftest.samples" "$LOGDIR/$1.perftest.samples" 2>/de
 rma_row rma_put write_lat "MPI_Put+flush 8 B / write_lat" 2.1
 rma_row rma_get read_lat "MPI_Get+flush 8 B / read_lat" 1.05
 rma_row rma_fop atomic_lat "MPI_Fetch_and_op 8 B / atomic_lat" 1.05
+lock_row() { cp "$LOGDIR/atomic_lat.perftest.samples" "$LOGDIR/$1.perftest.samples" 2>/dev/null; row "$2" us "$1" perftest mpilite 1 - -; }
+lock_row lock "MCS lock+unlock / atomic_lat"
+lock_row lock_handoff "MCS hand-off, 2 ranks / atomic_lat"
 echo "(ratio: of the medians; paired: median of the per-repetition ratios, checked against the target where given."
 echo " mpi-lite rows: ib_send_lat -U against pingpong -U (-w $PP_WARMUP), -n $LAT_ITERS each, cut into blocks of"
 echo " $PP_BLOCK iterations, the first left out; blocks: a run's median block mean; mean: of the same samples."
-echo " MPI one-sided rows: ibtest rma_lat --typical (allocate window, MPI_Win_flush each) against perftest's t_typical.)"
+echo " MPI one-sided rows: ibtest rma_lat --typical (allocate window, MPI_Win_flush each) against perftest's t_typical;"
+echo " MCS rows: ibtest lock -a mcs -p 2 -w 0, uncontended lock+unlock and the 2-rank cycle, against ib_atomic_lat.)"
 
 {
 	printf '{\n  "device": "%s", "port": %s, "gid_index": "%s", "kernel": "%s", "date": "%s",\n' \
