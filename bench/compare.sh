@@ -5,7 +5,7 @@
 #   bench/compare.sh [--quick] [--reps N] [--timeout SECONDS] [--lanes LIST]
 #                    [--only LIST] [--ref BUILD_DIR] [--out FILE]
 #
-# Builds bench/{pingpong,stream,barrier,memcpy_bw,coll,pack,rma}.c with mpilite-cc,
+# Builds bench/{pingpong,stream,barrier,memcpy_bw,coll,pack,rma,mutex,io_atomic}.c with mpilite-cc,
 # mpicc.openmpi and mpicc.mpich into a temporary directory and runs them
 # back to back, one repetition of every lane after the other, so that drift
 # of the VM hits all implementations alike. Each figure is the median of the
@@ -64,6 +64,17 @@
 #             its results (a wrong one fails the run).
 #             ratio = mpi-lite / best of Open MPI and MPICH (the best is
 #             the lowest latency, the highest rate or bandwidth)
+#   lock      mutex: distributed mutex, lock+unlock uncontended (remote
+#             home, 2 ranks) and overhead per hand-off with n = 2, 4, 8
+#             ranks and 0 / 1 ms of work (Ross et al. 2005's algorithms on
+#             Open MPI and MPICH, the better of two; MPIX_Mutex on
+#             mpi-lite); bench/compare_lock.inc. A hung run is killed
+#             (LOCK_TIMEOUT, default 30 s) and shows "timeout".
+#             ratio = mpi-lite / best of Open MPI and MPICH
+#   io        io_atomic: MPI_File_write_at of 128 KiB in 16 pieces, atomic
+#             mode, 2 ranks on one region (filetype, memtype, 16 calls);
+#             interleaved writes show "wrong" and never count as the best.
+#             ratio = mpi-lite / best of Open MPI and MPICH
 #   memcpy    memcpy_bw 64k 1m 4m, single thread (GB/s), the copy ceiling
 #
 # Every run has a time limit (--timeout, default 120 s): a hung run counts as
@@ -84,8 +95,8 @@ QUICK=0
 LANES="mpilite openmpi openmpi-nocma mpich"
 OUT=
 REF=
-MEASUREMENTS="memcpy latency stream p2p barrier coll pack rma"
-PROGS="pingpong stream barrier memcpy_bw coll pack rma"
+MEASUREMENTS="memcpy latency stream p2p barrier coll pack rma lock io"
+PROGS="pingpong stream barrier memcpy_bw coll pack rma mutex io_atomic"
 ONLY=
 
 usage() {
@@ -322,6 +333,9 @@ measure_stream() {
 # p2p: bench/compare_p2p.inc (the sweeps of every size)
 # shellcheck source=bench/compare_p2p.inc
 . "$ROOT/bench/compare_p2p.inc"
+# lock, io: bench/compare_lock.inc (the mutex and MPI-IO atomic mode)
+# shellcheck source=bench/compare_lock.inc
+. "$ROOT/bench/compare_lock.inc"
 
 barrier_once() {
 	local v budget=4
@@ -533,9 +547,16 @@ print_table() {
 	printf '   %s\n' "ratio"
 	for m in "${ROWS[@]}"; do
 		printf '%-40s' "${META_LABEL[$m]} (${META_UNIT[$m]})"
-		for lane in $LANES; do printf '%13s' "$(fmt "${RES[$m|$lane]:-}")"; done
+		for lane in $LANES; do
+			if [ -n "${NOTE[$m|$lane]:-}" ]; then
+				printf '%13s' "$(lock_cell "$m" "$lane")"
+			else
+				printf '%13s' "$(fmt "${RES[$m|$lane]:-}")"
+			fi
+		done
 		printf '   %s = %s\n' "${RATIO_LABEL[$m]}" "$(fmt "${RATIO[$m]:-}")"
 	done
+	lock_footer
 	printf '\nmemcpy, one thread (GB/s): 64 KiB %s, 1 MiB %s, 4 MiB %s\n' \
 		"$(fmt "${RES[memcpy64k|memcpy]:-}")" "$(fmt "${RES[memcpy1m|memcpy]:-}")" \
 		"$(fmt "${RES[memcpy4m|memcpy]:-}")"
@@ -606,6 +627,7 @@ write_json() {
 					f3=0
 				done
 				printf '},\n' ;;
+			lock_*|io_*) lock_json "$m" ;;
 			esac
 			printf '      "samples": {'
 			local f2=1

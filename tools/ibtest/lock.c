@@ -35,6 +35,7 @@
 
 #include <ibx.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -237,12 +238,69 @@ static int contended(const lock_opts_t *o, int a, int w, int n, ibtest_report_t 
 
 /* ---- the plot ------------------------------------------------------------------------------- */
 
+/*
+ * Overhead per hand-off against n, one line per (algorithm, work): colour
+ * by algorithm, dash pattern and marker by work, a legend that shows both.
+ * The overheads span five decades (tens of ns without work, up to ms when
+ * 8 ranks share 2 cores with 10 ms of work), so the y axis is logarithmic,
+ * from the decade below the smallest positive point to the one above the
+ * largest; a point at or below 0 (the work took longer than measured
+ * around it) sits on the bottom edge as a hollow marker. The x axis has a
+ * tick at every n measured.
+ */
+#define SVG_W 720.0
+#define SVG_H 440.0
+#define SVG_L 80.0
+#define SVG_R 200.0
+#define SVG_T 40.0
+#define SVG_B 56.0
+
+static double svg_x(int n, int nmin, int nmax)
+{
+	return SVG_L +
+	       (nmax > nmin ? (double)(n - nmin) / (nmax - nmin) : 0.5) * (SVG_W - SVG_L - SVG_R);
+}
+
+static double svg_y(double v, double lo, double hi)
+{
+	double f = v > 0 ? (log10(v) - lo) / (hi - lo) : 0;
+
+	f = f < 0 ? 0 : f > 1 ? 1 : f;
+	return SVG_H - SVG_B - f * (SVG_H - SVG_B - SVG_T);
+}
+
+static void svg_marker(FILE *f, int w, double x, double y, const char *colour, bool hollow)
+{
+	const char *fill = hollow ? "white" : colour;
+
+	switch (w % 3) {
+	case 0:
+		fprintf(f,
+			"<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\" stroke=\"%s\"/>\n",
+			x, y, fill, colour);
+		break;
+	case 1:
+		fprintf(f,
+			"<rect x=\"%.1f\" y=\"%.1f\" width=\"7\" height=\"7\" fill=\"%s\" "
+			"stroke=\"%s\"/>\n",
+			x - 3.5, y - 3.5, fill, colour);
+		break;
+	default:
+		fprintf(
+		    f,
+		    "<path d=\"M%.1f %.1f L%.1f %.1f L%.1f %.1f Z\" fill=\"%s\" stroke=\"%s\"/>\n",
+		    x, y - 4.5, x + 4.5, y + 3.5, x - 4.5, y + 3.5, fill, colour);
+		break;
+	}
+}
+
 static void svg_write(const char *file, const lock_opts_t *o, const lock_point_t *pt, int npt)
 {
 	static const char *const colours[] = {"#1f77b4", "#d62728", "#2ca02c"};
-	static const char *const dashes[] = {"", "6,3", "2,3", "8,3,2,3"};
-	const double W = 640, H = 400, L = 70, R = 170, T = 30, B = 50;
-	double ymax = 0, xmax = 1;
+	static const char *const dashes[] = {"none", "7,4", "2,3", "9,3,2,3"};
+	double vmin = 0, vmax = 0, lo, hi;
+	int nmin = 1 << 30, nmax = 0, line = 0;
+	unsigned long ns = 0;
 	FILE *f = fopen(file, "w");
 
 	if (!f) {
@@ -250,50 +308,89 @@ static void svg_write(const char *file, const lock_opts_t *o, const lock_point_t
 		return;
 	}
 	for (int i = 0; i < npt; i++) {
-		ymax = pt[i].overhead_us > ymax ? pt[i].overhead_us : ymax;
-		xmax = pt[i].n > xmax ? pt[i].n : xmax;
+		double v = pt[i].overhead_us;
+
+		if (v > 0 && (vmin == 0 || v < vmin))
+			vmin = v;
+		vmax = v > vmax ? v : vmax;
+		nmin = pt[i].n < nmin ? pt[i].n : nmin;
+		nmax = pt[i].n > nmax ? pt[i].n : nmax;
+		ns |= 1ul << pt[i].n;
 	}
-	ymax = ymax > 0 ? ymax * 1.1 : 1;
+	if (npt == 0 || vmax <= 0) {
+		vmin = vmax = 1;
+		nmin = nmax = 1;
+		ns = 2;
+	}
+	lo = floor(log10(vmin));
+	hi = ceil(log10(vmax));
+	if (hi <= lo)
+		hi = lo + 1;
 	fprintf(f,
 		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
 		"font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%%\" "
-		"height=\"100%%\" fill=\"white\"/>\n<text x=\"%.0f\" y=\"18\">ibtest lock: "
-		"overhead per hand-off (us) against processes</text>\n",
-		W, H, L);
-	fprintf(f, "<path d=\"M%.0f %.0f V%.0f H%.0f\" stroke=\"black\" fill=\"none\"/>\n", L, T,
-		H - B, W - R);
-	for (int k = 0; k <= 4; k++) {
-		double y = H - B - k * (H - B - T) / 4;
+		"height=\"100%%\" fill=\"white\"/>\n<text x=\"%.0f\" y=\"22\" font-size=\"14\">"
+		"ibtest lock: overhead per hand-off against processes</text>\n",
+		SVG_W, SVG_H, SVG_L);
+	/* decades: grid line and label; the axes */
+	for (double d = lo; d <= hi + 1e-9; d++) {
+		double y = svg_y(pow(10, d), lo, hi);
 
-		fprintf(f, "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">%.3g</text>\n", L - 5,
-			y + 4, ymax * k / 4);
+		fprintf(f,
+			"<path d=\"M%.0f %.1f H%.0f\" stroke=\"#dddddd\"/>\n"
+			"<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">%g</text>\n",
+			SVG_L, y, SVG_W - SVG_R, SVG_L - 6, y + 4, pow(10, d));
 	}
-	for (int x = 1; x <= (int)xmax; x++)
-		fprintf(f, "<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\">%d</text>\n",
-			L + (x - 1) * (W - L - R) / (xmax > 1 ? xmax - 1 : 1), H - B + 16, x);
-	fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">processes</text>\n",
-		(L + W - R) / 2, H - 12);
-	for (int a = 0, line = 0; a < MAX_ALGOS; a++) {
+	for (int n = nmin; n <= nmax; n++) {
+		if (!((ns >> n) & 1))
+			continue;
+		fprintf(f,
+			"<path d=\"M%.1f %.0f v5\" stroke=\"black\"/>\n<text x=\"%.1f\" y=\"%.0f\" "
+			"text-anchor=\"middle\">%d</text>\n",
+			svg_x(n, nmin, nmax), SVG_H - SVG_B, svg_x(n, nmin, nmax),
+			SVG_H - SVG_B + 18, n);
+	}
+	fprintf(f, "<path d=\"M%.0f %.0f V%.0f H%.0f\" stroke=\"black\" fill=\"none\"/>\n", SVG_L,
+		SVG_T, SVG_H - SVG_B, SVG_W - SVG_R);
+	fprintf(f,
+		"<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">processes n</text>\n"
+		"<text transform=\"translate(18 %.0f) rotate(-90)\" text-anchor=\"middle\">"
+		"overhead per hand-off (us, log scale)</text>\n",
+		(SVG_L + SVG_W - SVG_R) / 2, SVG_H - 16, (SVG_T + SVG_H - SVG_B) / 2);
+	for (int a = 0; a < MAX_ALGOS; a++) {
+		if (!(o->algos & (1u << a)))
+			continue;
 		for (int w = 0; w < o->nworks; w++) {
+			const char *c = colours[a], *dash = dashes[w % 4];
+			double ly = SVG_T + 18.0 * line++, lx = SVG_W - SVG_R + 16;
 			bool first = true;
 
-			if (!(o->algos & (1u << a)))
-				continue;
-			fprintf(f, "<path fill=\"none\" stroke=\"%s\" stroke-dasharray=\"%s\" d=\"",
-				colours[a], dashes[w % 4]);
+			fprintf(f,
+				"<path fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" "
+				"stroke-dasharray=\"%s\" d=\"",
+				c, dash);
 			for (int i = 0; i < npt; i++) {
 				if (pt[i].algo != a || pt[i].work != w)
 					continue;
 				fprintf(f, "%s%.1f %.1f ", first ? "M" : "L",
-					L + (pt[i].n - 1) * (W - L - R) / (xmax > 1 ? xmax - 1 : 1),
-					H - B - pt[i].overhead_us / ymax * (H - B - T));
+					svg_x(pt[i].n, nmin, nmax),
+					svg_y(pt[i].overhead_us, lo, hi));
 				first = false;
 			}
-			fprintf(
-			    f,
-			    "\"/>\n<text x=\"%.0f\" y=\"%d\" fill=\"%s\">%s, work %g ms</text>\n",
-			    W - R + 10, (int)T + 16 * line++, colours[a], algo_names[a],
-			    o->works[w] * 1e3);
+			fputs("\"/>\n", f);
+			for (int i = 0; i < npt; i++)
+				if (pt[i].algo == a && pt[i].work == w)
+					svg_marker(f, w, svg_x(pt[i].n, nmin, nmax),
+						   svg_y(pt[i].overhead_us, lo, hi), c,
+						   pt[i].overhead_us <= 0);
+			/* legend: a line sample with its marker, then the label */
+			fprintf(f,
+				"<path d=\"M%.0f %.1f h28\" stroke=\"%s\" stroke-width=\"1.5\" "
+				"stroke-dasharray=\"%s\"/>\n",
+				lx, ly, c, dash);
+			svg_marker(f, w, lx + 14, ly, c, false);
+			fprintf(f, "<text x=\"%.0f\" y=\"%.1f\">%s, work %g ms</text>\n", lx + 36,
+				ly + 4, algo_names[a], o->works[w] * 1e3);
 		}
 	}
 	fputs("</svg>\n", f);
