@@ -6,11 +6,12 @@
 #   1. libibx.so exports exactly the functions include/ibx.h declares, plus
 #      the libc memory functions the registration cache interposes on purpose
 #   2. libmpilite.so exports exactly what mpi.h declares (MPI_*, PMPI_*, the
+#      MPIX_* extensions and their PMPIX_* twins, the
 #      mpil_* objects behind predefined handles) plus the same interposers;
 #      every MPI_ function mpi.h declares is there, and so is its PMPI_ twin
 #   3. the static archives (which cannot hide anything) define no global
-#      symbol without its layer prefix: ibx_ in libibx.a; MPI_, PMPI_ or
-#      mpil_ in libmpilite.a
+#      symbol without its layer prefix: ibx_ in libibx.a; MPI_, PMPI_,
+#      MPIX_, PMPIX_ or mpil_ in libmpilite.a
 #   4. programs linked against the shared libraries run: the engine example
 #      against libibx.so, the MPI example against libmpilite.so (also built
 #      with `mpilite-cc -shared-mpilite`)
@@ -60,7 +61,7 @@ expect_set libibx.so "$TMP/ibx.have" "$TMP/ibx.want"
 # 2. libmpilite.so: functions, then the objects behind predefined handles
 H=mpi-lite/include/mpi.h
 {
-	header_names $H '^MPIL_API [^(]*\b\(P\?MPI_[A-Za-z_]*\|mpil_[a-z_]*\)(' | sed 's/.* \**//'
+	header_names $H '^MPIL_API [^(]*\b\(P\?MPIX\?_[A-Za-z_]*\|mpil_[a-z_]*\)(' | sed 's/.* \**//'
 	# the objects: every name in an "extern MPIL_API struct mpil_x a, b, ...;"
 	sed -n '/^extern MPIL_API struct/,/;/p' $H | sed 's/^extern MPIL_API struct mpil_[a-z]*//' |
 		tr ',;' '\n\n' | tr -d ' \t' | grep '^mpil_'
@@ -70,8 +71,8 @@ dynamic_syms "$LIB/libmpilite.so" >"$TMP/mpil.have"
 [ "$(grep -c '^MPI_' "$TMP/mpil.want")" -ge 120 ] || fail "found only $(grep -c '^MPI_' "$TMP/mpil.want") MPI_ functions in mpi.h"
 [ "$(grep -c '^mpil_dt_' "$TMP/mpil.want")" -ge 30 ] || fail "found only $(grep -c '^mpil_dt_' "$TMP/mpil.want") predefined datatypes in mpi.h"
 expect_set libmpilite.so "$TMP/mpil.have" "$TMP/mpil.want"
-# every MPI_X has its profiling twin PMPI_X
-for f in $(grep '^MPI_' "$TMP/mpil.have"); do
+# every MPI_X (MPIX_X) has its profiling twin PMPI_X (PMPIX_X)
+for f in $(grep '^MPIX\?_' "$TMP/mpil.have"); do
 	grep -qx "P$f" "$TMP/mpil.have" || fail "libmpilite.so has $f but not P$f"
 done
 
@@ -82,8 +83,8 @@ archive_leaks() { # ARCHIVE ALLOWED-REGEX
 }
 leaks=$(archive_leaks "$LIB/libibx.a" '^ibx_')
 [ -z "$leaks" ] || fail "libibx.a defines globals without the ibx_ prefix:" $leaks
-leaks=$(archive_leaks "$LIB/libmpilite.a" '^(P?MPI_|mpil_)')
-[ -z "$leaks" ] || fail "libmpilite.a defines globals without the MPI_/PMPI_/mpil_ prefix:" $leaks
+leaks=$(archive_leaks "$LIB/libmpilite.a" '^(P?MPIX?_|mpil_)')
+[ -z "$leaks" ] || fail "libmpilite.a defines globals without the MPI_/PMPI_/MPIX_/PMPIX_/mpil_ prefix:" $leaks
 
 # 4. programs against the shared libraries
 for ex in engine_ring engine_rma ring; do
