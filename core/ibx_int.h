@@ -238,6 +238,19 @@ void ibx_tag_cleanup(ibx_ctx_t *ctx);
 typedef int (*ibx_progress_hook_t)(ibx_ctx_t *ctx, void *arg);
 void ibx_progress_hook_set(ibx_ctx_t *ctx, ibx_progress_hook_t hook, void *arg);
 
+/* An upper layer's "blocking idle" callback: ibx_progress_wait (and so
+ * ibx_wait and every wait loop of the engine) calls @hook after each of
+ * its progress passes, when the caller is about to poll again. mpi-lite
+ * under MPI_THREAD_MULTIPLE lets its other threads into the library there
+ * (it releases its critical section and takes it back), so a thread
+ * blocked in a wait does not shut out the one that would complete it. On
+ * return from the hook the engine may have been progressed by another
+ * thread: a waiter re-reads what it waits for (as it does anyway). The
+ * hook is never called from ibx_progress itself, so no progress pass is
+ * ever interleaved with another. NULL (the default) removes it. */
+typedef void (*ibx_idle_hook_t)(ibx_ctx_t *ctx, void *arg);
+void ibx_idle_hook_set(ibx_ctx_t *ctx, ibx_idle_hook_t hook, void *arg);
+
 struct ibx_ctx {
 	ibx_boot_t *boot;
 	int rank, size;
@@ -266,6 +279,9 @@ struct ibx_ctx {
 	/* an upper layer's progress (ibx_progress_hook_set), or NULL */
 	ibx_progress_hook_t progress_hook;
 	void *progress_arg;
+	/* called between the passes of a wait (ibx_idle_hook_set), or NULL */
+	ibx_idle_hook_t idle_hook;
+	void *idle_arg;
 };
 
 /* Path modules (defined by the path directories). */

@@ -469,6 +469,12 @@ void ibx_progress_hook_set(ibx_ctx_t *ctx, ibx_progress_hook_t hook, void *arg)
 	ctx->progress_arg = arg;
 }
 
+void ibx_idle_hook_set(ibx_ctx_t *ctx, ibx_idle_hook_t hook, void *arg)
+{
+	ctx->idle_hook = hook;
+	ctx->idle_arg = arg;
+}
+
 int ibx_progress_wait(ibx_ctx_t *ctx, unsigned *idle_p)
 {
 	int n = ibx_progress(ctx);
@@ -479,6 +485,9 @@ int ibx_progress_wait(ibx_ctx_t *ctx, unsigned *idle_p)
 		/* Ranks may outnumber cores: let the peer we wait for run. */
 		sched_yield();
 	}
+	/* the upper layer's other threads may come in between two polls */
+	if (ibx_unlikely(ctx->idle_hook != NULL))
+		ctx->idle_hook(ctx, ctx->idle_arg);
 	return n;
 }
 

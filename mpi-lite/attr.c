@@ -353,6 +353,7 @@ int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn,
 			    void *extra_state)
 {
 	static const char F[] = "MPI_Comm_create_keyval";
+	MPIL_CS_GUARD();
 
 	MPIL_CHECK(mpil_check_init(F));
 	if (!comm_keyval)
@@ -376,6 +377,7 @@ MPIL_PMPI_ALIAS(Comm_free_keyval)
 int PMPI_Comm_free_keyval(int *comm_keyval)
 {
 	static const char F[] = "MPI_Comm_free_keyval";
+	MPIL_CS_GUARD();
 
 	MPIL_CHECK(mpil_check_init(F));
 	if (!comm_keyval)
@@ -391,6 +393,7 @@ MPIL_PMPI_ALIAS(Comm_set_attr)
 int PMPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val)
 {
 	static const char F[] = "MPI_Comm_set_attr";
+	MPIL_CS_GUARD();
 	int err;
 
 	MPIL_CHECK(mpil_check_init(F));
@@ -420,6 +423,7 @@ MPIL_PMPI_ALIAS(Comm_get_attr)
 int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag)
 {
 	static const char F[] = "MPI_Comm_get_attr";
+	MPIL_CS_GUARD();
 	void *v;
 	int *val;
 
@@ -456,6 +460,7 @@ MPIL_PMPI_ALIAS(Comm_delete_attr)
 int PMPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
 {
 	static const char F[] = "MPI_Comm_delete_attr";
+	MPIL_CS_GUARD();
 	int err;
 
 	MPIL_CHECK(mpil_check_init(F));

@@ -57,6 +57,7 @@ MPIL_PMPI_ALIAS(Barrier)
 int PMPI_Barrier(MPI_Comm comm)
 {
 	static const char F[] = "MPI_Barrier";
+	MPIL_CS_GUARD();
 	int err;
 
 	MPIL_CHECK(mpil_check_init(F));
@@ -69,6 +70,7 @@ MPIL_PMPI_ALIAS(Bcast)
 int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
 	static const char F[] = "MPI_Bcast";
+	MPIL_CS_GUARD();
 	size_t len;
 	void *tmp = NULL;
 	char *data;
@@ -103,6 +105,7 @@ int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
 		int root, MPI_Comm comm)
 {
 	static const char F[] = "MPI_Reduce";
+	MPIL_CS_GUARD();
 	bool inplace = sendbuf == MPI_IN_PLACE, am_root;
 	coll_red_io_t io;
 	coll_grp_t g;
@@ -201,6 +204,7 @@ MPIL_PMPI_ALIAS(Allreduce)
 int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
 		   MPI_Comm comm)
 {
+	MPIL_CS_GUARD();
 	return reduce_all(sendbuf, recvbuf, count, datatype, op, comm, RED_ALL, "MPI_Allreduce");
 }
 
@@ -208,6 +212,7 @@ MPIL_PMPI_ALIAS(Scan)
 int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
 	      MPI_Comm comm)
 {
+	MPIL_CS_GUARD();
 	return reduce_all(sendbuf, recvbuf, count, datatype, op, comm, RED_SCAN, "MPI_Scan");
 }
 
@@ -215,6 +220,7 @@ MPIL_PMPI_ALIAS(Exscan)
 int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
 		MPI_Comm comm)
 {
+	MPIL_CS_GUARD();
 	return reduce_all(sendbuf, recvbuf, count, datatype, op, comm, RED_EXSCAN, "MPI_Exscan");
 }
 
@@ -284,6 +290,7 @@ MPIL_PMPI_ALIAS(Reduce_scatter_block)
 int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
 			      MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+	MPIL_CS_GUARD();
 	return reduce_scatter(sendbuf, recvbuf, NULL, recvcount, true, datatype, op, comm,
 			      "MPI_Reduce_scatter_block");
 }
@@ -292,6 +299,7 @@ MPIL_PMPI_ALIAS(Reduce_scatter)
 int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
 			MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+	MPIL_CS_GUARD();
 	return reduce_scatter(sendbuf, recvbuf, recvcounts, 0, false, datatype, op, comm,
 			      "MPI_Reduce_scatter");
 }
@@ -301,6 +309,7 @@ int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype
 		      MPI_Op op)
 {
 	static const char F[] = "MPI_Reduce_local";
+	MPIL_CS_GUARD();
 	coll_red_io_t io;
 	void *ib = NULL, *ob = NULL, *wi, *wo;
 	int n, err;

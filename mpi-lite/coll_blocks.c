@@ -17,6 +17,7 @@ int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 		int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
 	static const char F[] = "MPI_Gather";
+	MPIL_CS_GUARD();
 	bool inplace = sendbuf == MPI_IN_PLACE, am_root;
 	void *stmp = NULL, *rtmp = NULL;
 	const char *mine = NULL;
@@ -87,6 +88,7 @@ int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 		 MPI_Comm comm)
 {
 	static const char F[] = "MPI_Gatherv";
+	MPIL_CS_GUARD();
 	bool inplace = sendbuf == MPI_IN_PLACE, am_root;
 	void *stmp = NULL, *mem = NULL;
 	const char *mine = NULL;
@@ -150,6 +152,7 @@ int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 		 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
 	static const char F[] = "MPI_Scatter";
+	MPIL_CS_GUARD();
 	bool inplace = recvbuf == MPI_IN_PLACE, am_root;
 	void *stmp = NULL, *rtmp = NULL;
 	char *mine = NULL;
@@ -215,6 +218,7 @@ int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[
 		  int root, MPI_Comm comm)
 {
 	static const char F[] = "MPI_Scatterv";
+	MPIL_CS_GUARD();
 	bool inplace = recvbuf == MPI_IN_PLACE, am_root;
 	void *mem = NULL, *rtmp = NULL;
 	char *mine = NULL;
@@ -279,6 +283,7 @@ int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
 		   int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
 	static const char F[] = "MPI_Allgather";
+	MPIL_CS_GUARD();
 	bool inplace = sendbuf == MPI_IN_PLACE;
 	void *rtmp = NULL;
 	coll_lay_t lay;
@@ -329,6 +334,7 @@ int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
 		    MPI_Comm comm)
 {
 	static const char F[] = "MPI_Allgatherv";
+	MPIL_CS_GUARD();
 	bool inplace = sendbuf == MPI_IN_PLACE;
 	void *mem = NULL;
 	coll_lay_t lay;
@@ -382,6 +388,7 @@ int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 		  int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
 	static const char F[] = "MPI_Alltoall";
+	MPIL_CS_GUARD();
 	bool inplace = sendbuf == MPI_IN_PLACE;
 	void *stmp = NULL, *rtmp = NULL;
 	coll_lay_t slay, rlay;
@@ -438,6 +445,7 @@ int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
 		   const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
 	static const char F[] = "MPI_Alltoallv";
+	MPIL_CS_GUARD();
 	bool inplace = sendbuf == MPI_IN_PLACE;
 	void *smem = NULL, *rmem = NULL;
 	coll_lay_t slay, rlay;

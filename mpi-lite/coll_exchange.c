@@ -147,6 +147,7 @@ int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispl
 		   const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
 	static const char F[] = "MPI_Alltoallw";
+	MPIL_CS_GUARD();
 	bool inplace = sendbuf == MPI_IN_PLACE;
 	void *copy = NULL;
 	coll_xblk_t *s, *r;

@@ -119,6 +119,7 @@ int PMPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sen
 			    void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
 	static const char F[] = "MPI_Neighbor_allgather";
+	MPIL_CS_GUARD();
 	const mpil_topo_t *t;
 	nb_call_t c;
 	int err;
@@ -143,6 +144,7 @@ int PMPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype se
 			     MPI_Datatype recvtype, MPI_Comm comm)
 {
 	static const char F[] = "MPI_Neighbor_allgatherv";
+	MPIL_CS_GUARD();
 	const mpil_topo_t *t;
 	nb_call_t c;
 	int err;
@@ -166,6 +168,7 @@ int PMPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype send
 			   int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
 	static const char F[] = "MPI_Neighbor_alltoall";
+	MPIL_CS_GUARD();
 	const mpil_topo_t *t;
 	nb_call_t c;
 	int err;
@@ -191,6 +194,7 @@ int PMPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const i
 			    const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
 	static const char F[] = "MPI_Neighbor_alltoallv";
+	MPIL_CS_GUARD();
 	const mpil_topo_t *t;
 	nb_call_t c;
 	int err;
@@ -218,6 +222,7 @@ int PMPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const M
 			    const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
 	static const char F[] = "MPI_Neighbor_alltoallw";
+	MPIL_CS_GUARD();
 	const mpil_topo_t *t;
 	nb_call_t c;
 	int err;

@@ -88,7 +88,8 @@ mpil_coll_alg_t mpil_coll_select(const mpil_coll_query_t *q);
 /* The last answer per collective: programs call a collective with the same
  * group and sizes again and again, and an 8-byte collective costs less
  * than 100 ns, so the table walk is skipped when nothing changed. (mpi-lite
- * serialises its callers: MPI_THREAD_SERIALIZED at most.) */
+ * serialises its callers: under MPI_THREAD_MULTIPLE its critical section,
+ * thread.c, and no collective waits between reading and writing a memo.) */
 typedef struct mpil_coll_memo {
 	int p;
 	unsigned props;

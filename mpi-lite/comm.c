@@ -178,6 +178,7 @@ MPIL_PMPI_ALIAS(Comm_rank)
 int PMPI_Comm_rank(MPI_Comm comm, int *rank)
 {
 	static const char F[] = "MPI_Comm_rank";
+	MPIL_CS_GUARD();
 
 	MPIL_CHECK(mpil_check_init(F));
 	MPIL_CHECK(mpil_check_comm(comm, F));
@@ -191,6 +192,7 @@ MPIL_PMPI_ALIAS(Comm_size)
 int PMPI_Comm_size(MPI_Comm comm, int *size)
 {
 	static const char F[] = "MPI_Comm_size";
+	MPIL_CS_GUARD();
 
 	MPIL_CHECK(mpil_check_init(F));
 	MPIL_CHECK(mpil_check_comm(comm, F));
@@ -204,6 +206,7 @@ MPIL_PMPI_ALIAS(Comm_test_inter)
 int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
 {
 	static const char F[] = "MPI_Comm_test_inter";
+	MPIL_CS_GUARD();
 
 	MPIL_CHECK(mpil_check_init(F));
 	MPIL_CHECK(mpil_check_comm(comm, F));
@@ -217,6 +220,7 @@ MPIL_PMPI_ALIAS(Comm_set_name)
 int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
 {
 	static const char F[] = "MPI_Comm_set_name";
+	MPIL_CS_GUARD();
 
 	MPIL_CHECK(mpil_check_init(F));
 	MPIL_CHECK(mpil_check_comm(comm, F));
@@ -230,6 +234,7 @@ MPIL_PMPI_ALIAS(Comm_get_name)
 int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
 {
 	static const char F[] = "MPI_Comm_get_name";
+	MPIL_CS_GUARD();
 
 	MPIL_CHECK(mpil_check_init(F));
 	MPIL_CHECK(mpil_check_comm(comm, F));
@@ -245,6 +250,7 @@ MPIL_PMPI_ALIAS(Comm_group)
 int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
 {
 	static const char F[] = "MPI_Comm_group";
+	MPIL_CS_GUARD();
 	int *world;
 	MPI_Group g;
 
@@ -269,6 +275,7 @@ MPIL_PMPI_ALIAS(Comm_compare)
 int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
 {
 	static const char F[] = "MPI_Comm_compare";
+	MPIL_CS_GUARD();
 	bool same_order = true;
 
 	MPIL_CHECK(mpil_check_init(F));
@@ -301,6 +308,7 @@ MPIL_PMPI_ALIAS(Comm_free)
 int PMPI_Comm_free(MPI_Comm *comm)
 {
 	static const char F[] = "MPI_Comm_free";
+	MPIL_CS_GUARD();
 	MPI_Comm c;
 	int err;
 
@@ -328,6 +336,7 @@ MPIL_PMPI_ALIAS(Comm_set_info)
 int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
 {
 	static const char F[] = "MPI_Comm_set_info";
+	MPIL_CS_GUARD();
 	MPI_Info copy;
 	int err;
 
@@ -346,6 +355,7 @@ MPIL_PMPI_ALIAS(Comm_get_info)
 int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
 {
 	static const char F[] = "MPI_Comm_get_info";
+	MPIL_CS_GUARD();
 	int err;
 
 	MPIL_CHECK(mpil_check_init(F));

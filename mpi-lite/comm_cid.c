@@ -115,11 +115,89 @@ static int all_or(const mpil_members_t *m, uint32_t ctx, uint32_t tag, uint64_t 
 	return err;
 }
 
+/* ---- MPI_THREAD_MULTIPLE: agreements of several threads at once ------------------------- */
+
+/* The agreements this process has under way (on the threads' stacks). */
+typedef struct cid_try {
+	uint64_t key; /* parent id << 32 | tag: one agreement at a time per key */
+	struct cid_try *next;
+} cid_try_t;
+
+static cid_try_t *cid_trying;
+static bool cid_map_lent; /* an agreement of this process contributes cid_used */
+
+/* The map goes to the agreement of lowest key among those under way here,
+ * when no other holds it: in every process the lowest key of the job gets
+ * it as soon as it is free, so that agreement succeeds. */
+static bool cid_map_mine(uint64_t key)
+{
+	if (cid_map_lent)
+		return false;
+	for (const cid_try_t *t = cid_trying; t; t = t->next)
+		if (t->key < key)
+			return false;
+	return true;
+}
+
+/*
+ * With threads, two agreements of one process could each see an id free
+ * and pick the same one for two communicators. As in MPICH, only one
+ * agreement of a process at a time contributes the real map; the others
+ * set a "retry" word, and an attempt that any member marked is repeated
+ * (every member sees the same union, so all repeat together, and the
+ * messages of consecutive attempts meet in order). The winner's id is
+ * marked used (mpil_comm_new) before the section is released again.
+ */
+static int cid_agree_threads(MPI_Comm parent, const mpil_members_t *m, uint32_t tag,
+			     uint64_t *words, size_t nextra, uint32_t *cid_p)
+{
+	size_t n = MPIL_CID_WORDS + 1 + nextra;
+	uint64_t *w = malloc(n * sizeof(uint64_t));
+	cid_try_t me = {((uint64_t)parent->cid << 32) | tag, cid_trying};
+	int err;
+
+	if (!w)
+		return MPI_ERR_NO_MEM;
+	cid_trying = &me;
+	for (;;) {
+		bool mine = cid_map_mine(me.key);
+
+		if (mine) {
+			cid_map_lent = true;
+			memcpy(w, cid_used, sizeof(cid_used));
+		} else {
+			memset(w, 0xff, sizeof(cid_used));
+		}
+		w[MPIL_CID_WORDS] = !mine;
+		memcpy(w + MPIL_CID_WORDS + 1, words + MPIL_CID_WORDS, nextra * sizeof(uint64_t));
+		err = all_or(m, parent->cid | 2u, tag, w, n);
+		if (mine)
+			cid_map_lent = false;
+		if (err != MPI_SUCCESS || !w[MPIL_CID_WORDS])
+			break;
+		mpil_cs_yield(); /* let the holder's thread go on */
+	}
+	for (cid_try_t **pp = &cid_trying; *pp; pp = &(*pp)->next)
+		if (*pp == &me) {
+			*pp = me.next;
+			break;
+		}
+	if (err == MPI_SUCCESS) {
+		memcpy(words, w, sizeof(cid_used));
+		memcpy(words + MPIL_CID_WORDS, w + MPIL_CID_WORDS + 1, nextra * sizeof(uint64_t));
+		*cid_p = cid_lowest_free(words);
+	}
+	free(w);
+	return err;
+}
+
 int mpil_cid_agree(MPI_Comm parent, const mpil_members_t *m, uint32_t tag, uint64_t *words,
 		   size_t nextra, uint32_t *cid_p)
 {
 	int err;
 
+	if (mpil_g.mt)
+		return cid_agree_threads(parent, m, tag, words, nextra, cid_p);
 	memcpy(words, cid_used, sizeof(cid_used));
 	err = all_or(m, parent->cid | 2u, tag, words, MPIL_CID_WORDS + nextra);
 	if (err == MPI_SUCCESS)

@@ -122,6 +122,7 @@ MPIL_PMPI_ALIAS(Comm_dup)
 int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 {
 	static const char F[] = "MPI_Comm_dup";
+	MPIL_CS_GUARD();
 
 	MPIL_CHECK(check_newcomm(comm, newcomm, F));
 	return comm_dup(comm, MPI_INFO_NULL, true, newcomm, F);
@@ -131,6 +132,7 @@ MPIL_PMPI_ALIAS(Comm_idup)
 int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
 {
 	static const char F[] = "MPI_Comm_idup";
+	MPIL_CS_GUARD();
 	mpil_request_t *r;
 	int err;
 
@@ -156,6 +158,7 @@ MPIL_PMPI_ALIAS(Comm_dup_with_info)
 int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
 {
 	static const char F[] = "MPI_Comm_dup_with_info";
+	MPIL_CS_GUARD();
 
 	MPIL_CHECK(check_newcomm(comm, newcomm, F));
 	MPIL_CHECK(mpil_check_info(comm, info, true, F));
@@ -254,6 +257,7 @@ MPIL_PMPI_ALIAS(Comm_split)
 int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 {
 	static const char F[] = "MPI_Comm_split";
+	MPIL_CS_GUARD();
 
 	MPIL_CHECK(check_newcomm(comm, newcomm, F));
 	if (color < 0 && color != MPI_UNDEFINED)
@@ -266,6 +270,7 @@ MPIL_PMPI_ALIAS(Comm_split_type)
 int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
 {
 	static const char F[] = "MPI_Comm_split_type";
+	MPIL_CS_GUARD();
 	int color;
 
 	MPIL_CHECK(check_newcomm(comm, newcomm, F));
@@ -305,6 +310,7 @@ MPIL_PMPI_ALIAS(Comm_create)
 int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 {
 	static const char F[] = "MPI_Comm_create";
+	MPIL_CS_GUARD();
 	uint64_t words[MPIL_CID_WORDS];
 	mpil_members_t m;
 	uint32_t cid;
@@ -325,6 +331,7 @@ MPIL_PMPI_ALIAS(Comm_create_group)
 int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
 {
 	static const char F[] = "MPI_Comm_create_group";
+	MPIL_CS_GUARD();
 	uint64_t words[MPIL_CID_WORDS];
 	mpil_members_t m;
 	uint32_t cid = 0;

@@ -290,6 +290,7 @@ MPIL_PMPI_ALIAS(Type_size)
 int PMPI_Type_size(MPI_Datatype datatype, int *size)
 {
 	static const char F[] = "MPI_Type_size";
+	MPIL_CS_GUARD();
 
 	MPIL_CHECK(check_query(datatype, size, size, "size", "size", F));
 	*size = datatype->size > INT_MAX ? MPI_UNDEFINED : (int)datatype->size;
@@ -300,6 +301,7 @@ MPIL_PMPI_ALIAS(Type_size_x)
 int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)
 {
 	static const char F[] = "MPI_Type_size_x";
+	MPIL_CS_GUARD();
 
 	MPIL_CHECK(check_query(datatype, size, size, "size", "size", F));
 	*size = (MPI_Count)datatype->size;
@@ -310,6 +312,7 @@ MPIL_PMPI_ALIAS(Type_get_extent)
 int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent)
 {
 	static const char F[] = "MPI_Type_get_extent";
+	MPIL_CS_GUARD();
 
 	MPIL_CHECK(check_query(datatype, lb, extent, "lb", "extent", F));
 	*lb = datatype->lb;
@@ -321,6 +324,7 @@ MPIL_PMPI_ALIAS(Type_get_extent_x)
 int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
 {
 	static const char F[] = "MPI_Type_get_extent_x";
+	MPIL_CS_GUARD();
 
 	MPIL_CHECK(check_query(datatype, lb, extent, "lb", "extent", F));
 	*lb = datatype->lb;
@@ -332,6 +336,7 @@ MPIL_PMPI_ALIAS(Type_get_true_extent)
 int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent)
 {
 	static const char F[] = "MPI_Type_get_true_extent";
+	MPIL_CS_GUARD();
 
 	MPIL_CHECK(check_query(datatype, true_lb, true_extent, "true_lb", "true_extent", F));
 	*true_lb = datatype->true_lb;
@@ -343,6 +348,7 @@ MPIL_PMPI_ALIAS(Type_get_true_extent_x)
 int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent)
 {
 	static const char F[] = "MPI_Type_get_true_extent_x";
+	MPIL_CS_GUARD();
 
 	MPIL_CHECK(check_query(datatype, true_lb, true_extent, "true_lb", "true_extent", F));
 	*true_lb = datatype->true_lb;
@@ -354,6 +360,7 @@ MPIL_PMPI_ALIAS(Type_get_name)
 int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
 {
 	static const char F[] = "MPI_Type_get_name";
+	MPIL_CS_GUARD();
 	const char *name;
 
 	MPIL_CHECK(check_query(datatype, type_name, resultlen, "type_name", "resultlen", F));
@@ -367,6 +374,7 @@ MPIL_PMPI_ALIAS(Type_set_name)
 int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
 {
 	static const char F[] = "MPI_Type_set_name";
+	MPIL_CS_GUARD();
 	char *copy;
 
 	MPIL_CHECK(check_query(datatype, type_name, type_name, "type_name", "type_name", F));
@@ -385,6 +393,7 @@ int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
 MPIL_PMPI_ALIAS(Get_address)
 int PMPI_Get_address(const void *location, MPI_Aint *address)
 {
+	MPIL_CS_GUARD();
 	if (!address)
 		return mpil_err(NULL, MPI_ERR_ARG, "MPI_Get_address", "address is NULL");
 	*address = (MPI_Aint)(uintptr_t)location;
@@ -394,12 +403,14 @@ int PMPI_Get_address(const void *location, MPI_Aint *address)
 MPIL_PMPI_ALIAS(Aint_add)
 MPI_Aint PMPI_Aint_add(MPI_Aint base, MPI_Aint disp)
 {
+	MPIL_CS_GUARD();
 	return (MPI_Aint)((uintptr_t)base + (uintptr_t)disp);
 }
 
 MPIL_PMPI_ALIAS(Aint_diff)
 MPI_Aint PMPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2)
 {
+	MPIL_CS_GUARD();
 	return (MPI_Aint)((uintptr_t)addr1 - (uintptr_t)addr2);
 }
 
@@ -430,6 +441,7 @@ int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbu
 	      int *position, MPI_Comm comm)
 {
 	static const char F[] = "MPI_Pack";
+	MPIL_CS_GUARD();
 	uint64_t need;
 
 	MPIL_CHECK(check_pack_args(incount, datatype, inbuf, outbuf, outsize, position, comm, F));
@@ -449,6 +461,7 @@ int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int 
 		MPI_Datatype datatype, MPI_Comm comm)
 {
 	static const char F[] = "MPI_Unpack";
+	MPIL_CS_GUARD();
 	uint64_t need;
 
 	MPIL_CHECK(check_pack_args(outcount, datatype, outbuf, inbuf, insize, position, comm, F));
@@ -467,6 +480,7 @@ MPIL_PMPI_ALIAS(Pack_size)
 int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
 {
 	static const char F[] = "MPI_Pack_size";
+	MPIL_CS_GUARD();
 	uint64_t need;
 
 	MPIL_CHECK(mpil_check_init(F));

@@ -220,6 +220,7 @@ MPIL_PMPI_ALIAS(Type_contiguous)
 int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
 	static const char F[] = "MPI_Type_contiguous";
+	MPIL_CS_GUARD();
 	mpil_dt_ints_t ints[] = {{1, &count}};
 	mpil_dt_args_t args = {MPI_COMBINER_CONTIGUOUS, 1, ints, 0, NULL, 1, &oldtype};
 	ibx_dt_t *e;
@@ -238,6 +239,7 @@ int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtyp
 		     MPI_Datatype *newtype)
 {
 	static const char F[] = "MPI_Type_vector";
+	MPIL_CS_GUARD();
 	int vals[] = {count, blocklength, stride};
 	mpil_dt_ints_t ints[] = {{3, vals}};
 	mpil_dt_args_t args = {MPI_COMBINER_VECTOR, 1, ints, 0, NULL, 1, &oldtype};
@@ -258,6 +260,7 @@ int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Da
 			     MPI_Datatype *newtype)
 {
 	static const char F[] = "MPI_Type_create_hvector";
+	MPIL_CS_GUARD();
 	int vals[] = {count, blocklength};
 	mpil_dt_ints_t ints[] = {{2, vals}};
 	mpil_dt_args_t args = {MPI_COMBINER_HVECTOR, 1, ints, 1, &stride, 1, &oldtype};
@@ -339,6 +342,7 @@ int PMPI_Type_indexed(int count, const int array_of_blocklengths[],
 		      const int array_of_displacements[], MPI_Datatype oldtype,
 		      MPI_Datatype *newtype)
 {
+	MPIL_CS_GUARD();
 	return make_indexed(IDX, count, array_of_blocklengths, 0, array_of_displacements, NULL,
 			    oldtype, newtype, "MPI_Type_indexed");
 }
@@ -348,6 +352,7 @@ int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
 			      const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
 			      MPI_Datatype *newtype)
 {
+	MPIL_CS_GUARD();
 	return make_indexed(HIDX, count, array_of_blocklengths, 0, NULL, array_of_displacements,
 			    oldtype, newtype, "MPI_Type_create_hindexed");
 }
@@ -356,6 +361,7 @@ MPIL_PMPI_ALIAS(Type_create_indexed_block)
 int PMPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[],
 				   MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
+	MPIL_CS_GUARD();
 	return make_indexed(IDX_BLOCK, count, NULL, blocklength, array_of_displacements, NULL,
 			    oldtype, newtype, "MPI_Type_create_indexed_block");
 }
@@ -365,6 +371,7 @@ int PMPI_Type_create_hindexed_block(int count, int blocklength,
 				    const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
 				    MPI_Datatype *newtype)
 {
+	MPIL_CS_GUARD();
 	return make_indexed(HIDX_BLOCK, count, NULL, blocklength, NULL, array_of_displacements,
 			    oldtype, newtype, "MPI_Type_create_hindexed_block");
 }
@@ -375,6 +382,7 @@ int PMPI_Type_create_struct(int count, const int array_of_blocklengths[],
 			    const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
 {
 	static const char F[] = "MPI_Type_create_struct";
+	MPIL_CS_GUARD();
 	mpil_dt_ints_t ints[] = {{1, &count}, {count, array_of_blocklengths}};
 	mpil_dt_args_t args = {.combiner = MPI_COMBINER_STRUCT,
 			       .npieces = 2,
@@ -429,6 +437,7 @@ int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
 			     MPI_Datatype *newtype)
 {
 	static const char F[] = "MPI_Type_create_resized";
+	MPIL_CS_GUARD();
 	MPI_Aint bounds[] = {lb, extent};
 	mpil_dt_args_t args = {MPI_COMBINER_RESIZED, 0, NULL, 2, bounds, 1, &oldtype};
 	ibx_dt_t *e;
@@ -446,6 +455,7 @@ MPIL_PMPI_ALIAS(Type_dup)
 int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
 	static const char F[] = "MPI_Type_dup";
+	MPIL_CS_GUARD();
 	mpil_dt_args_t args = {MPI_COMBINER_DUP, 0, NULL, 0, NULL, 1, &oldtype};
 	ibx_dt_t *e;
 	ibx_status_t st;
@@ -468,6 +478,7 @@ int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int a
 			      MPI_Datatype *newtype)
 {
 	static const char F[] = "MPI_Type_create_subarray";
+	MPIL_CS_GUARD();
 	mpil_dt_ints_t ints[] = {{1, &ndims},
 				 {ndims, array_of_sizes},
 				 {ndims, array_of_subsizes},
@@ -525,6 +536,7 @@ MPIL_PMPI_ALIAS(Type_commit)
 int PMPI_Type_commit(MPI_Datatype *datatype)
 {
 	static const char F[] = "MPI_Type_commit";
+	MPIL_CS_GUARD();
 	MPI_Datatype dt;
 	ibx_dt_info_t in;
 	ibx_status_t st;
@@ -551,6 +563,7 @@ MPIL_PMPI_ALIAS(Type_free)
 int PMPI_Type_free(MPI_Datatype *datatype)
 {
 	static const char F[] = "MPI_Type_free";
+	MPIL_CS_GUARD();
 	MPI_Datatype dt;
 
 	MPIL_CHECK(mpil_check_init(F));

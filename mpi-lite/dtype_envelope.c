@@ -124,6 +124,7 @@ int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_ad
 			   int *num_datatypes, int *combiner)
 {
 	static const char F[] = "MPI_Type_get_envelope";
+	MPIL_CS_GUARD();
 	const struct mpil_dt_contents *c;
 
 	MPIL_CHECK(check_decodable(datatype, F));
@@ -182,6 +183,7 @@ int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addr
 			   MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[])
 {
 	static const char F[] = "MPI_Type_get_contents";
+	MPIL_CS_GUARD();
 	const struct mpil_dt_contents *c;
 
 	MPIL_CHECK(check_decodable(datatype, F));

@@ -246,6 +246,7 @@ MPIL_PMPI_ALIAS(Comm_set_errhandler)
 int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
 {
 	static const char F[] = "MPI_Comm_set_errhandler";
+	MPIL_CS_GUARD();
 	MPI_Errhandler old;
 
 	MPIL_CHECK(mpil_check_init(F));
@@ -263,6 +264,7 @@ MPIL_PMPI_ALIAS(Comm_get_errhandler)
 int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
 {
 	static const char F[] = "MPI_Comm_get_errhandler";
+	MPIL_CS_GUARD();
 
 	MPIL_CHECK(mpil_check_init(F));
 	MPIL_CHECK(mpil_check_comm(comm, F));
@@ -279,6 +281,7 @@ MPIL_PMPI_ALIAS(Comm_create_errhandler)
 int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *function, MPI_Errhandler *errhandler)
 {
 	static const char F[] = "MPI_Comm_create_errhandler";
+	MPIL_CS_GUARD();
 	MPI_Errhandler eh;
 
 	MPIL_CHECK(mpil_check_init(F));
@@ -300,6 +303,7 @@ MPIL_PMPI_ALIAS(Errhandler_free)
 int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
 {
 	static const char F[] = "MPI_Errhandler_free";
+	MPIL_CS_GUARD();
 
 	MPIL_CHECK(mpil_check_init(F));
 	if (!errhandler)
@@ -315,6 +319,7 @@ MPIL_PMPI_ALIAS(Comm_call_errhandler)
 int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
 {
 	static const char F[] = "MPI_Comm_call_errhandler";
+	MPIL_CS_GUARD();
 
 	MPIL_CHECK(mpil_check_init(F));
 	MPIL_CHECK(mpil_check_comm(comm, F));
@@ -326,6 +331,7 @@ MPIL_PMPI_ALIAS(Error_string)
 int PMPI_Error_string(int errorcode, char *string, int *resultlen)
 {
 	static const char F[] = "MPI_Error_string";
+	MPIL_CS_GUARD();
 	int n;
 
 	if (!string || !resultlen)
@@ -343,6 +349,7 @@ MPIL_PMPI_ALIAS(Error_class)
 int PMPI_Error_class(int errorcode, int *errorclass)
 {
 	static const char F[] = "MPI_Error_class";
+	MPIL_CS_GUARD();
 
 	if (!errorclass)
 		return mpil_err(NULL, MPI_ERR_ARG, F, "errorclass is NULL");

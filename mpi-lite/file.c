@@ -142,6 +142,7 @@ MPIL_PMPI_ALIAS(File_open)
 int PMPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh)
 {
 	static const char F[] = "MPI_File_open";
+	MPIL_CS_GUARD();
 	const char *path, *why;
 	MPI_File f;
 	MPI_Comm dup = MPI_COMM_NULL;
@@ -207,6 +208,7 @@ MPIL_PMPI_ALIAS(File_close)
 int PMPI_File_close(MPI_File *fh)
 {
 	static const char F[] = "MPI_File_close";
+	MPIL_CS_GUARD();
 	MPI_File f;
 	int err = MPI_SUCCESS;
 
@@ -241,6 +243,7 @@ MPIL_PMPI_ALIAS(File_delete)
 int PMPI_File_delete(const char *filename, MPI_Info info)
 {
 	static const char F[] = "MPI_File_delete";
+	MPIL_CS_GUARD();
 	const char *path;
 
 	MPIL_CHECK(mpil_check_init(F));
@@ -291,6 +294,7 @@ MPIL_PMPI_ALIAS(File_set_size)
 int PMPI_File_set_size(MPI_File fh, MPI_Offset size)
 {
 	static const char F[] = "MPI_File_set_size";
+	MPIL_CS_GUARD();
 
 	MPIL_CHECK(mpil_file_check(fh, F));
 	return resize(fh, size, false, F);
@@ -300,6 +304,7 @@ MPIL_PMPI_ALIAS(File_preallocate)
 int PMPI_File_preallocate(MPI_File fh, MPI_Offset size)
 {
 	static const char F[] = "MPI_File_preallocate";
+	MPIL_CS_GUARD();
 
 	MPIL_CHECK(mpil_file_check(fh, F));
 	return resize(fh, size, true, F);
@@ -309,6 +314,7 @@ MPIL_PMPI_ALIAS(File_get_size)
 int PMPI_File_get_size(MPI_File fh, MPI_Offset *size)
 {
 	static const char F[] = "MPI_File_get_size";
+	MPIL_CS_GUARD();
 	struct stat sb;
 
 	MPIL_CHECK(mpil_file_check(fh, F));
@@ -325,6 +331,7 @@ MPIL_PMPI_ALIAS(File_sync)
 int PMPI_File_sync(MPI_File fh)
 {
 	static const char F[] = "MPI_File_sync";
+	MPIL_CS_GUARD();
 
 	MPIL_CHECK(mpil_file_check(fh, F));
 	if ((fh->amode & AMODE_ACCESS) == MPI_MODE_RDONLY)
@@ -339,6 +346,7 @@ MPIL_PMPI_ALIAS(File_get_amode)
 int PMPI_File_get_amode(MPI_File fh, int *amode)
 {
 	static const char F[] = "MPI_File_get_amode";
+	MPIL_CS_GUARD();
 
 	MPIL_CHECK(mpil_file_check(fh, F));
 	if (!amode)
@@ -351,6 +359,7 @@ MPIL_PMPI_ALIAS(File_get_group)
 int PMPI_File_get_group(MPI_File fh, MPI_Group *group)
 {
 	static const char F[] = "MPI_File_get_group";
+	MPIL_CS_GUARD();
 	int err;
 
 	MPIL_CHECK(mpil_file_check(fh, F));
@@ -366,6 +375,7 @@ MPIL_PMPI_ALIAS(File_set_info)
 int PMPI_File_set_info(MPI_File fh, MPI_Info info)
 {
 	static const char F[] = "MPI_File_set_info";
+	MPIL_CS_GUARD();
 	MPI_Info copy;
 	int err;
 
@@ -384,6 +394,7 @@ MPIL_PMPI_ALIAS(File_get_info)
 int PMPI_File_get_info(MPI_File fh, MPI_Info *info_used)
 {
 	static const char F[] = "MPI_File_get_info";
+	MPIL_CS_GUARD();
 	int err;
 
 	MPIL_CHECK(mpil_file_check(fh, F));

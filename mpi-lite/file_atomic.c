@@ -277,6 +277,7 @@ MPIL_PMPI_ALIAS(File_set_atomicity)
 int PMPI_File_set_atomicity(MPI_File fh, int flag)
 {
 	static const char F[] = "MPI_File_set_atomicity";
+	MPIL_CS_GUARD();
 
 	MPIL_CHECK(mpil_file_check(fh, F));
 	fh->atomic = flag != 0;
@@ -287,6 +288,7 @@ MPIL_PMPI_ALIAS(File_get_atomicity)
 int PMPI_File_get_atomicity(MPI_File fh, int *flag)
 {
 	static const char F[] = "MPI_File_get_atomicity";
+	MPIL_CS_GUARD();
 
 	MPIL_CHECK(mpil_file_check(fh, F));
 	if (!flag)

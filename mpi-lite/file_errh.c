@@ -104,6 +104,7 @@ int PMPI_File_create_errhandler(MPI_File_errhandler_function *file_errhandler_fn
 				MPI_Errhandler *errhandler)
 {
 	static const char F[] = "MPI_File_create_errhandler";
+	MPIL_CS_GUARD();
 	MPI_Errhandler eh;
 
 	MPIL_CHECK(mpil_check_init(F));
@@ -132,6 +133,7 @@ MPIL_PMPI_ALIAS(File_set_errhandler)
 int PMPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler)
 {
 	static const char F[] = "MPI_File_set_errhandler";
+	MPIL_CS_GUARD();
 	MPI_Errhandler *slot, old;
 
 	MPIL_CHECK(check_file_or_null(file, F));
@@ -155,6 +157,7 @@ MPIL_PMPI_ALIAS(File_get_errhandler)
 int PMPI_File_get_errhandler(MPI_File file, MPI_Errhandler *errhandler)
 {
 	static const char F[] = "MPI_File_get_errhandler";
+	MPIL_CS_GUARD();
 	MPI_Errhandler eh;
 
 	MPIL_CHECK(check_file_or_null(file, F));
@@ -172,6 +175,7 @@ MPIL_PMPI_ALIAS(File_call_errhandler)
 int PMPI_File_call_errhandler(MPI_File fh, int errorcode)
 {
 	static const char F[] = "MPI_File_call_errhandler";
+	MPIL_CS_GUARD();
 
 	MPIL_CHECK(check_file_or_null(fh, F));
 	mpil_file_err(fh, errorcode, F, "raised by the application");

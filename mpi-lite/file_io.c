@@ -130,6 +130,7 @@ MPIL_PMPI_ALIAS(File_read_at)
 int PMPI_File_read_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype,
 		      MPI_Status *status)
 {
+	MPIL_CS_GUARD();
 	return file_access(fh, false, true, offset, buf, count, datatype, status,
 			   "MPI_File_read_at");
 }
@@ -138,6 +139,7 @@ MPIL_PMPI_ALIAS(File_read_at_all)
 int PMPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count,
 			  MPI_Datatype datatype, MPI_Status *status)
 {
+	MPIL_CS_GUARD();
 	return file_access(fh, false, true, offset, buf, count, datatype, status,
 			   "MPI_File_read_at_all");
 }
@@ -146,6 +148,7 @@ MPIL_PMPI_ALIAS(File_write_at)
 int PMPI_File_write_at(MPI_File fh, MPI_Offset offset, const void *buf, int count,
 		       MPI_Datatype datatype, MPI_Status *status)
 {
+	MPIL_CS_GUARD();
 	return file_access(fh, true, true, offset, (void *)buf, count, datatype, status,
 			   "MPI_File_write_at");
 }
@@ -154,6 +157,7 @@ MPIL_PMPI_ALIAS(File_write_at_all)
 int PMPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count,
 			   MPI_Datatype datatype, MPI_Status *status)
 {
+	MPIL_CS_GUARD();
 	return file_access(fh, true, true, offset, (void *)buf, count, datatype, status,
 			   "MPI_File_write_at_all");
 }
@@ -162,6 +166,7 @@ MPIL_PMPI_ALIAS(File_iread_at)
 int PMPI_File_iread_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype,
 		       MPI_Request *request)
 {
+	MPIL_CS_GUARD();
 	return file_iaccess(fh, false, true, offset, buf, count, datatype, request,
 			    "MPI_File_iread_at");
 }
@@ -170,6 +175,7 @@ MPIL_PMPI_ALIAS(File_iwrite_at)
 int PMPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void *buf, int count,
 			MPI_Datatype datatype, MPI_Request *request)
 {
+	MPIL_CS_GUARD();
 	return file_iaccess(fh, true, true, offset, (void *)buf, count, datatype, request,
 			    "MPI_File_iwrite_at");
 }
@@ -177,12 +183,14 @@ int PMPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void *buf, int cou
 MPIL_PMPI_ALIAS(File_read)
 int PMPI_File_read(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
+	MPIL_CS_GUARD();
 	return file_access(fh, false, false, 0, buf, count, datatype, status, "MPI_File_read");
 }
 
 MPIL_PMPI_ALIAS(File_read_all)
 int PMPI_File_read_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
+	MPIL_CS_GUARD();
 	return file_access(fh, false, false, 0, buf, count, datatype, status, "MPI_File_read_all");
 }
 
@@ -190,6 +198,7 @@ MPIL_PMPI_ALIAS(File_write)
 int PMPI_File_write(MPI_File fh, const void *buf, int count, MPI_Datatype datatype,
 		    MPI_Status *status)
 {
+	MPIL_CS_GUARD();
 	return file_access(fh, true, false, 0, (void *)buf, count, datatype, status,
 			   "MPI_File_write");
 }
@@ -198,6 +207,7 @@ MPIL_PMPI_ALIAS(File_write_all)
 int PMPI_File_write_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype,
 			MPI_Status *status)
 {
+	MPIL_CS_GUARD();
 	return file_access(fh, true, false, 0, (void *)buf, count, datatype, status,
 			   "MPI_File_write_all");
 }
@@ -205,6 +215,7 @@ int PMPI_File_write_all(MPI_File fh, const void *buf, int count, MPI_Datatype da
 MPIL_PMPI_ALIAS(File_iread)
 int PMPI_File_iread(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
+	MPIL_CS_GUARD();
 	return file_iaccess(fh, false, false, 0, buf, count, datatype, request, "MPI_File_iread");
 }
 
@@ -212,6 +223,7 @@ MPIL_PMPI_ALIAS(File_iwrite)
 int PMPI_File_iwrite(MPI_File fh, const void *buf, int count, MPI_Datatype datatype,
 		     MPI_Request *request)
 {
+	MPIL_CS_GUARD();
 	return file_iaccess(fh, true, false, 0, (void *)buf, count, datatype, request,
 			    "MPI_File_iwrite");
 }

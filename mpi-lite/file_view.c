@@ -201,6 +201,7 @@ int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Dat
 		       const char *datarep, MPI_Info info)
 {
 	static const char F[] = "MPI_File_set_view";
+	MPIL_CS_GUARD();
 
 	MPIL_CHECK(mpil_file_check(fh, F));
 	MPIL_CHECK(check_view(fh, etype, filetype, datarep, F));
@@ -241,6 +242,7 @@ int PMPI_File_get_view(MPI_File fh, MPI_Offset *disp, MPI_Datatype *etype, MPI_D
 		       char *datarep)
 {
 	static const char F[] = "MPI_File_get_view";
+	MPIL_CS_GUARD();
 	int err;
 
 	MPIL_CHECK(mpil_file_check(fh, F));
@@ -263,6 +265,7 @@ MPIL_PMPI_ALIAS(File_get_type_extent)
 int PMPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint *extent)
 {
 	static const char F[] = "MPI_File_get_type_extent";
+	MPIL_CS_GUARD();
 
 	MPIL_CHECK(mpil_file_check(fh, F));
 	if (!datatype || datatype->magic != MPIL_MAGIC_DTYPE)
@@ -279,6 +282,7 @@ MPIL_PMPI_ALIAS(File_seek)
 int PMPI_File_seek(MPI_File fh, MPI_Offset offset, int whence)
 {
 	static const char F[] = "MPI_File_seek";
+	MPIL_CS_GUARD();
 	MPI_Offset base, size;
 	int err;
 
@@ -311,6 +315,7 @@ MPIL_PMPI_ALIAS(File_get_position)
 int PMPI_File_get_position(MPI_File fh, MPI_Offset *offset)
 {
 	static const char F[] = "MPI_File_get_position";
+	MPIL_CS_GUARD();
 
 	MPIL_CHECK(mpil_file_check(fh, F));
 	if (!offset)
@@ -323,6 +328,7 @@ MPIL_PMPI_ALIAS(File_get_byte_offset)
 int PMPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset *disp)
 {
 	static const char F[] = "MPI_File_get_byte_offset";
+	MPIL_CS_GUARD();
 
 	MPIL_CHECK(mpil_file_check(fh, F));
 	if (!disp)

@@ -118,6 +118,7 @@ MPIL_PMPI_ALIAS(Group_size)
 int PMPI_Group_size(MPI_Group group, int *size)
 {
 	static const char F[] = "MPI_Group_size";
+	MPIL_CS_GUARD();
 
 	MPIL_CHECK(mpil_check_init(F));
 	MPIL_CHECK(mpil_check_group(NULL, group, F));
@@ -131,6 +132,7 @@ MPIL_PMPI_ALIAS(Group_rank)
 int PMPI_Group_rank(MPI_Group group, int *rank)
 {
 	static const char F[] = "MPI_Group_rank";
+	MPIL_CS_GUARD();
 
 	MPIL_CHECK(mpil_check_init(F));
 	MPIL_CHECK(mpil_check_group(NULL, group, F));
@@ -145,6 +147,7 @@ int PMPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_
 			       int ranks2[])
 {
 	static const char F[] = "MPI_Group_translate_ranks";
+	MPIL_CS_GUARD();
 	int *map;
 
 	MPIL_CHECK(mpil_check_init(F));
@@ -179,6 +182,7 @@ MPIL_PMPI_ALIAS(Group_compare)
 int PMPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result)
 {
 	static const char F[] = "MPI_Group_compare";
+	MPIL_CS_GUARD();
 	bool same_order = true;
 	int *map;
 
@@ -249,18 +253,21 @@ static int set_op(MPI_Group g1, MPI_Group g2, enum set_op op, MPI_Group *newgrou
 MPIL_PMPI_ALIAS(Group_union)
 int PMPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
 {
+	MPIL_CS_GUARD();
 	return set_op(group1, group2, SET_UNION, newgroup, "MPI_Group_union");
 }
 
 MPIL_PMPI_ALIAS(Group_intersection)
 int PMPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
 {
+	MPIL_CS_GUARD();
 	return set_op(group1, group2, SET_INTERSECTION, newgroup, "MPI_Group_intersection");
 }
 
 MPIL_PMPI_ALIAS(Group_difference)
 int PMPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
 {
+	MPIL_CS_GUARD();
 	return set_op(group1, group2, SET_DIFFERENCE, newgroup, "MPI_Group_difference");
 }
 
@@ -348,6 +355,7 @@ MPIL_PMPI_ALIAS(Group_incl)
 int PMPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
 {
 	static const char F[] = "MPI_Group_incl";
+	MPIL_CS_GUARD();
 
 	MPIL_CHECK(check_one(group, newgroup, F));
 	return group_incl(group, n, ranks, newgroup, F);
@@ -357,6 +365,7 @@ MPIL_PMPI_ALIAS(Group_excl)
 int PMPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
 {
 	static const char F[] = "MPI_Group_excl";
+	MPIL_CS_GUARD();
 
 	MPIL_CHECK(check_one(group, newgroup, F));
 	return group_excl(group, n, ranks, newgroup, F);
@@ -408,6 +417,7 @@ MPIL_PMPI_ALIAS(Group_range_incl)
 int PMPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
 {
 	static const char F[] = "MPI_Group_range_incl";
+	MPIL_CS_GUARD();
 	int *ranks, k, err;
 
 	MPIL_CHECK(check_one(group, newgroup, F));
@@ -421,6 +431,7 @@ MPIL_PMPI_ALIAS(Group_range_excl)
 int PMPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
 {
 	static const char F[] = "MPI_Group_range_excl";
+	MPIL_CS_GUARD();
 	int *ranks, k, err;
 
 	MPIL_CHECK(check_one(group, newgroup, F));
@@ -434,6 +445,7 @@ MPIL_PMPI_ALIAS(Group_free)
 int PMPI_Group_free(MPI_Group *group)
 {
 	static const char F[] = "MPI_Group_free";
+	MPIL_CS_GUARD();
 
 	MPIL_CHECK(mpil_check_init(F));
 	if (!group)

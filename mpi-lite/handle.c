@@ -13,7 +13,8 @@
  *                           └───────────────┴──►  head ... tail (FIFO)
  *
  * A dead slot holds MPIL_MAGIC_DEAD at offset 0 and the queue link at
- * offset 8. Nothing here locks: mpi-lite is used by one thread at a time.
+ * offset 8. Nothing here locks: mpi-lite is used by one thread at a time
+ * (under MPI_THREAD_MULTIPLE, inside its critical section: thread.c).
  */
 #include "mpil_int.h"
 

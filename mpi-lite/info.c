@@ -160,6 +160,7 @@ MPIL_PMPI_ALIAS(Info_create)
 int PMPI_Info_create(MPI_Info *info)
 {
 	static const char F[] = "MPI_Info_create";
+	MPIL_CS_GUARD();
 	MPI_Info i;
 
 	MPIL_CHECK(mpil_check_init(F));
@@ -176,6 +177,7 @@ MPIL_PMPI_ALIAS(Info_set)
 int PMPI_Info_set(MPI_Info info, const char *key, const char *value)
 {
 	static const char F[] = "MPI_Info_set";
+	MPIL_CS_GUARD();
 	char *k, *v;
 	size_t vlen;
 	int i;
@@ -227,6 +229,7 @@ MPIL_PMPI_ALIAS(Info_get)
 int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag)
 {
 	static const char F[] = "MPI_Info_get";
+	MPIL_CS_GUARD();
 	char *k;
 	int i;
 
@@ -255,6 +258,7 @@ MPIL_PMPI_ALIAS(Info_get_valuelen)
 int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag)
 {
 	static const char F[] = "MPI_Info_get_valuelen";
+	MPIL_CS_GUARD();
 	char *k;
 	int i;
 
@@ -274,6 +278,7 @@ MPIL_PMPI_ALIAS(Info_get_nkeys)
 int PMPI_Info_get_nkeys(MPI_Info info, int *nkeys)
 {
 	static const char F[] = "MPI_Info_get_nkeys";
+	MPIL_CS_GUARD();
 
 	MPIL_CHECK(check_info(info, false, F));
 	if (!nkeys)
@@ -286,6 +291,7 @@ MPIL_PMPI_ALIAS(Info_get_nthkey)
 int PMPI_Info_get_nthkey(MPI_Info info, int n, char *key)
 {
 	static const char F[] = "MPI_Info_get_nthkey";
+	MPIL_CS_GUARD();
 
 	MPIL_CHECK(check_info(info, false, F));
 	if (!key)
@@ -300,6 +306,7 @@ MPIL_PMPI_ALIAS(Info_delete)
 int PMPI_Info_delete(MPI_Info info, const char *key)
 {
 	static const char F[] = "MPI_Info_delete";
+	MPIL_CS_GUARD();
 	char *k;
 	int i;
 
@@ -324,6 +331,7 @@ MPIL_PMPI_ALIAS(Info_dup)
 int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
 {
 	static const char F[] = "MPI_Info_dup";
+	MPIL_CS_GUARD();
 	int err;
 
 	MPIL_CHECK(check_info(info, false, F));
@@ -339,6 +347,7 @@ MPIL_PMPI_ALIAS(Info_free)
 int PMPI_Info_free(MPI_Info *info)
 {
 	static const char F[] = "MPI_Info_free";
+	MPIL_CS_GUARD();
 
 	MPIL_CHECK(mpil_check_init(F));
 	if (!info)

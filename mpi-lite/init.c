@@ -7,13 +7,17 @@
  *   MPI_Finalize ─► barrier on MPI_COMM_WORLD (every rank's messages to us
  *                   are in, ours are matched) ─► ibx_finalize
  *
- * Thread support: up to MPI_THREAD_SERIALIZED. The engine and mpi-lite
- * keep no per-thread state, so any thread may call MPI as long as the
- * application makes the calls one at a time (its mutex orders them: the
- * state one call leaves is visible to the next). Nothing in mpi-lite
- * locks, so MPI_THREAD_MULTIPLE is answered with SERIALIZED, honestly
- * (MPI-3.1 §12.4.3: the highest level supported when the one required
- * is not).
+ * Thread support: every level, MPI_THREAD_MULTIPLE included. The engine
+ * and mpi-lite keep no per-thread state, so up to SERIALIZED any thread
+ * may call MPI as long as the application makes the calls one at a time
+ * (its mutex orders them) and nothing locks. Under MULTIPLE every MPI
+ * function runs inside mpi-lite's critical section (thread.c), which a
+ * blocking call releases while it waits, so the engine still sees one
+ * thread at a time; the other levels pay one predictable branch per call.
+ * IBX_THREAD_MULTIPLE=n refuses MULTIPLE: it is then answered with
+ * SERIALIZED (MPI-3.1 §12.4.3: the highest level supported when the one
+ * required is not). MPI_Init_thread's thread is the main thread
+ * (MPI_Is_thread_main), whatever the level.
  */
 #include "mpil_int.h"
 #include "nbc_int.h"
@@ -44,9 +48,12 @@ static int init_common(int required, const char *fname)
 	}
 	mpil_g.world_rank = ibx_rank(mpil_g.ctx);
 	mpil_g.world_size = ibx_size(mpil_g.ctx);
+	if (required >= MPI_THREAD_MULTIPLE)
+		required =
+		    mpil_config()->THREAD_MULTIPLE ? MPI_THREAD_MULTIPLE : MPI_THREAD_SERIALIZED;
 	mpil_g.thread_level = required <= MPI_THREAD_SINGLE	? MPI_THREAD_SINGLE
 			      : required == MPI_THREAD_FUNNELED ? MPI_THREAD_FUNNELED
-								: MPI_THREAD_SERIALIZED;
+								: required;
 	mpil_g.main_thread = pthread_self();
 	err = mpil_dt_init();
 	if (err != MPI_SUCCESS) {
@@ -70,6 +77,8 @@ static int init_common(int required, const char *fname)
 		return mpil_err(NULL, err, fname, "building the node map of the collectives");
 	}
 	mpil_g.state = MPIL_STATE_INITIALIZED;
+	if (mpil_g.thread_level == MPI_THREAD_MULTIPLE)
+		mpil_cs_start(mpil_g.ctx); /* before any other thread may call MPI */
 	return MPI_SUCCESS;
 }
 
@@ -101,6 +110,7 @@ MPIL_PMPI_ALIAS(Finalize)
 int PMPI_Finalize(void)
 {
 	static const char F[] = "MPI_Finalize";
+	MPIL_CS_GUARD();
 	ibx_status_t st;
 	int err, attr_err;
 
@@ -217,6 +227,7 @@ MPIL_PMPI_ALIAS(Get_processor_name)
 int PMPI_Get_processor_name(char *name, int *resultlen)
 {
 	static const char F[] = "MPI_Get_processor_name";
+	MPIL_CS_GUARD();
 
 	MPIL_CHECK(mpil_check_init(F));
 	if (!name || !resultlen)

@@ -75,6 +75,7 @@ struct mpil_req_chunk;
 typedef struct mpil_global {
 	int state;	  /* enum mpil_state */
 	int thread_level; /* provided level */
+	int mt;		  /* MPI_THREAD_MULTIPLE: MPI calls take the section (thread.c) */
 	pthread_t main_thread;
 	ibx_ctx_t *ctx;
 	int world_rank, world_size;
@@ -90,6 +91,42 @@ static inline bool mpil_initialized(void)
 {
 	return ibx_likely(mpil_g.state == MPIL_STATE_INITIALIZED);
 }
+
+/* ---- MPI_THREAD_MULTIPLE: the critical section (thread.c) -------------------- */
+void mpil_cs_enter_slow(void);
+void mpil_cs_exit_slow(void);
+/* Under MPI_THREAD_MULTIPLE, if another thread waits to enter: releases the
+ * section (whatever this thread's depth), lets it in, takes it back. */
+void mpil_cs_yield(void);
+/* Turns the section on (MPI_Init_thread granting MPI_THREAD_MULTIPLE). */
+void mpil_cs_start(ibx_ctx_t *ctx);
+
+typedef struct mpil_cs_guard {
+	bool held;
+} mpil_cs_guard_t;
+
+static inline mpil_cs_guard_t mpil_cs_enter(void)
+{
+	mpil_cs_guard_t g = {false};
+
+	if (ibx_unlikely(__atomic_load_n(&mpil_g.mt, __ATOMIC_RELAXED))) {
+		mpil_cs_enter_slow();
+		g.held = true;
+	}
+	return g;
+}
+
+static inline void mpil_cs_exit(mpil_cs_guard_t *g)
+{
+	if (ibx_unlikely(g->held))
+		mpil_cs_exit_slow();
+}
+
+/* First statement of every MPI function (after its name F): the body runs
+ * inside the section, left on every return path. */
+#define MPIL_CS_GUARD()                                                                            \
+	mpil_cs_guard_t mpil_cs_guard_ __attribute__((cleanup(mpil_cs_exit), unused)) =            \
+	    mpil_cs_enter()
 
 /* ---- error handlers and error reporting (errhandler.c) ----------------------- */
 /* USER: made for communicators (comm_fn), WIN_USER: for windows (win_fn),
@@ -664,9 +701,8 @@ int mpil_irecv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_C
  * outnumber cores). */
 static inline ibx_status_t mpil_ibx_wait(ibx_request_t *r)
 {
-	if (!r->completed)
+	if (!__atomic_load_n(&r->completed, __ATOMIC_ACQUIRE))
 		return ibx_wait(mpil_g.ctx, r);
-	atomic_thread_fence(memory_order_acquire);
 	return r->status;
 }
 

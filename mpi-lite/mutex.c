@@ -49,6 +49,7 @@ static bool mutex_valid(MPIX_Mutex h)
 int PMPIX_Mutex_create(int count, MPI_Comm comm, MPIX_Mutex *hdl)
 {
 	static const char fn[] = "MPIX_Mutex_create";
+	MPIL_CS_GUARD();
 	MPIX_Mutex h;
 	int *ranks, err;
 	ibx_status_t s;
@@ -96,6 +97,7 @@ int PMPIX_Mutex_create(int count, MPI_Comm comm, MPIX_Mutex *hdl)
 int PMPIX_Mutex_free(MPIX_Mutex *hdl)
 {
 	static const char fn[] = "MPIX_Mutex_free";
+	MPIL_CS_GUARD();
 	MPIX_Mutex h;
 	MPI_Comm comm;
 	ibx_status_t s;
@@ -136,6 +138,7 @@ static int mutex_args(MPIX_Mutex h, int i, int rank, const char *fn)
 int PMPIX_Mutex_lock(MPIX_Mutex h, int mutex_index, int rank)
 {
 	static const char fn[] = "MPIX_Mutex_lock";
+	MPIL_CS_GUARD();
 	ibx_status_t s;
 
 	MPIL_CHECK(mutex_args(h, mutex_index, rank, fn));
@@ -153,6 +156,7 @@ int PMPIX_Mutex_lock(MPIX_Mutex h, int mutex_index, int rank)
 int PMPIX_Mutex_unlock(MPIX_Mutex h, int mutex_index, int rank)
 {
 	static const char fn[] = "MPIX_Mutex_unlock";
+	MPIL_CS_GUARD();
 	ibx_status_t s;
 
 	MPIL_CHECK(mutex_args(h, mutex_index, rank, fn));

@@ -78,6 +78,7 @@ int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
 		    int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
 	static const char F[] = "MPI_Iallgather";
+	MPIL_CS_GUARD();
 	bool inplace = sendbuf == MPI_IN_PLACE;
 	void *rtmp = NULL;
 	coll_lay_t lay;
@@ -129,6 +130,7 @@ int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
 		     MPI_Comm comm, MPI_Request *request)
 {
 	static const char F[] = "MPI_Iallgatherv";
+	MPIL_CS_GUARD();
 	bool inplace = sendbuf == MPI_IN_PLACE;
 	void *mem = NULL;
 	coll_lay_t lay;
@@ -216,6 +218,7 @@ int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
 		   int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
 	static const char F[] = "MPI_Ialltoall";
+	MPIL_CS_GUARD();
 	bool inplace = sendbuf == MPI_IN_PLACE;
 	void *stmp = NULL, *rtmp = NULL;
 	coll_lay_t slay, rlay;
@@ -270,6 +273,7 @@ int PMPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdisp
 		    const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
 	static const char F[] = "MPI_Ialltoallv";
+	MPIL_CS_GUARD();
 	bool inplace = sendbuf == MPI_IN_PLACE;
 	void *smem = NULL, *rmem = NULL;
 	coll_lay_t slay, rlay;
@@ -345,6 +349,7 @@ int PMPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdisp
 		    MPI_Request *request)
 {
 	static const char F[] = "MPI_Ialltoallw";
+	MPIL_CS_GUARD();
 	bool inplace = sendbuf == MPI_IN_PLACE;
 	coll_xblk_t *sb, *rb;
 	nbc_sched_t *s;

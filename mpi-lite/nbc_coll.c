@@ -52,6 +52,7 @@ MPIL_PMPI_ALIAS(Ibarrier)
 int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
 {
 	static const char F[] = "MPI_Ibarrier";
+	MPIL_CS_GUARD();
 	nbc_sched_t *s;
 	int err;
 
@@ -113,6 +114,7 @@ int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Co
 		MPI_Request *request)
 {
 	static const char F[] = "MPI_Ibcast";
+	MPIL_CS_GUARD();
 	nbc_sched_t *s;
 	void *tmp = NULL;
 	char *data;
@@ -165,6 +167,7 @@ int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 		 MPI_Request *request)
 {
 	static const char F[] = "MPI_Igather";
+	MPIL_CS_GUARD();
 	bool inplace = sendbuf == MPI_IN_PLACE, am_root;
 	void *stmp = NULL, *rtmp = NULL;
 	const char *mine = NULL;
@@ -230,6 +233,7 @@ int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 		  MPI_Comm comm, MPI_Request *request)
 {
 	static const char F[] = "MPI_Igatherv";
+	MPIL_CS_GUARD();
 	bool inplace = sendbuf == MPI_IN_PLACE, am_root;
 	void *stmp = NULL, *mem = NULL;
 	const char *mine = NULL;
@@ -327,6 +331,7 @@ int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 		  MPI_Request *request)
 {
 	static const char F[] = "MPI_Iscatter";
+	MPIL_CS_GUARD();
 	bool inplace = recvbuf == MPI_IN_PLACE, am_root;
 	void *stmp = NULL, *rtmp = NULL;
 	char *mine = NULL;
@@ -388,6 +393,7 @@ int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs
 		   int root, MPI_Comm comm, MPI_Request *request)
 {
 	static const char F[] = "MPI_Iscatterv";
+	MPIL_CS_GUARD();
 	bool inplace = recvbuf == MPI_IN_PLACE, am_root;
 	void *mem = NULL, *rtmp = NULL;
 	char *mine = NULL;

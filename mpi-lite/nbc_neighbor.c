@@ -112,6 +112,7 @@ int PMPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype se
 			     MPI_Request *request)
 {
 	static const char F[] = "MPI_Ineighbor_allgather";
+	MPIL_CS_GUARD();
 	const mpil_topo_t *t;
 	nb_call_t c;
 	int err;
@@ -135,6 +136,7 @@ int PMPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype s
 			      MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
 	static const char F[] = "MPI_Ineighbor_allgatherv";
+	MPIL_CS_GUARD();
 	const mpil_topo_t *t;
 	nb_call_t c;
 	int err;
@@ -158,6 +160,7 @@ int PMPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sen
 			    MPI_Request *request)
 {
 	static const char F[] = "MPI_Ineighbor_alltoall";
+	MPIL_CS_GUARD();
 	const mpil_topo_t *t;
 	nb_call_t c;
 	int err;
@@ -183,6 +186,7 @@ int PMPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const 
 			     MPI_Request *request)
 {
 	static const char F[] = "MPI_Ineighbor_alltoallv";
+	MPIL_CS_GUARD();
 	const mpil_topo_t *t;
 	nb_call_t c;
 	int err;
@@ -210,6 +214,7 @@ int PMPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const 
 			     MPI_Comm comm, MPI_Request *request)
 {
 	static const char F[] = "MPI_Ineighbor_alltoallw";
+	MPIL_CS_GUARD();
 	const mpil_topo_t *t;
 	nb_call_t c;
 	int err;

@@ -240,6 +240,7 @@ int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dat
 		 int root, MPI_Comm comm, MPI_Request *request)
 {
 	static const char F[] = "MPI_Ireduce";
+	MPIL_CS_GUARD();
 	bool inplace = sendbuf == MPI_IN_PLACE, am_root;
 	coll_red_io_t io;
 	nbc_sched_t *s;
@@ -321,6 +322,7 @@ MPIL_PMPI_ALIAS(Iallreduce)
 int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
 		    MPI_Comm comm, MPI_Request *request)
 {
+	MPIL_CS_GUARD();
 	return reduce_all(sendbuf, recvbuf, count, datatype, op, comm, request, RED_ALL,
 			  "MPI_Iallreduce");
 }
@@ -329,6 +331,7 @@ MPIL_PMPI_ALIAS(Iscan)
 int PMPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
 	       MPI_Comm comm, MPI_Request *request)
 {
+	MPIL_CS_GUARD();
 	return reduce_all(sendbuf, recvbuf, count, datatype, op, comm, request, RED_SCAN,
 			  "MPI_Iscan");
 }
@@ -337,6 +340,7 @@ MPIL_PMPI_ALIAS(Iexscan)
 int PMPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
 		 MPI_Comm comm, MPI_Request *request)
 {
+	MPIL_CS_GUARD();
 	return reduce_all(sendbuf, recvbuf, count, datatype, op, comm, request, RED_EXSCAN,
 			  "MPI_Iexscan");
 }
@@ -422,6 +426,7 @@ int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount
 			       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
 			       MPI_Request *request)
 {
+	MPIL_CS_GUARD();
 	return reduce_scatter(sendbuf, recvbuf, NULL, recvcount, true, datatype, op, comm, request,
 			      "MPI_Ireduce_scatter_block");
 }
@@ -430,6 +435,7 @@ MPIL_PMPI_ALIAS(Ireduce_scatter)
 int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
 			 MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
+	MPIL_CS_GUARD();
 	return reduce_scatter(sendbuf, recvbuf, recvcounts, 0, false, datatype, op, comm, request,
 			      "MPI_Ireduce_scatter");
 }

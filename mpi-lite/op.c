@@ -328,6 +328,7 @@ MPIL_PMPI_ALIAS(Op_create)
 int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
 {
 	static const char F[] = "MPI_Op_create";
+	MPIL_CS_GUARD();
 	struct mpil_op *o;
 
 	MPIL_CHECK(mpil_check_init(F));
@@ -354,6 +355,7 @@ MPIL_PMPI_ALIAS(Op_free)
 int PMPI_Op_free(MPI_Op *op)
 {
 	static const char F[] = "MPI_Op_free";
+	MPIL_CS_GUARD();
 	struct mpil_op *o;
 
 	MPIL_CHECK(mpil_check_init(F));
@@ -383,6 +385,7 @@ MPIL_PMPI_ALIAS(Op_commutative)
 int PMPI_Op_commutative(MPI_Op op, int *commute)
 {
 	static const char F[] = "MPI_Op_commutative";
+	MPIL_CS_GUARD();
 
 	MPIL_CHECK(mpil_check_init(F));
 	MPIL_CHECK(check_op_handle(NULL, op, F));

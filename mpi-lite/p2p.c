@@ -137,6 +137,7 @@ MPIL_PMPI_ALIAS(Send)
 int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
 	static const char F[] = "MPI_Send";
+	MPIL_CS_GUARD();
 
 	MPIL_CHECK(mpil_check_send(buf, count, datatype, dest, tag, comm, F));
 	return send_blocking(buf, count, datatype, dest, tag, comm, 0, F);
@@ -146,6 +147,7 @@ MPIL_PMPI_ALIAS(Rsend)
 int PMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
 	static const char F[] = "MPI_Rsend";
+	MPIL_CS_GUARD();
 
 	MPIL_CHECK(mpil_check_send(buf, count, datatype, dest, tag, comm, F));
 	return send_blocking(buf, count, datatype, dest, tag, comm, 0, F);
@@ -155,6 +157,7 @@ MPIL_PMPI_ALIAS(Ssend)
 int PMPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
 	static const char F[] = "MPI_Ssend";
+	MPIL_CS_GUARD();
 
 	MPIL_CHECK(mpil_check_send(buf, count, datatype, dest, tag, comm, F));
 	return send_blocking(buf, count, datatype, dest, tag, comm, IBX_SEND_SYNC, F);
@@ -165,6 +168,7 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
 	      MPI_Status *status)
 {
 	static const char F[] = "MPI_Recv";
+	MPIL_CS_GUARD();
 
 	MPIL_CHECK(mpil_check_recv(buf, count, datatype, source, tag, comm, F));
 	return recv_blocking(buf, count, datatype, source, tag, comm, status, F);
@@ -296,6 +300,7 @@ int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 	       MPI_Request *request)
 {
 	static const char F[] = "MPI_Isend";
+	MPIL_CS_GUARD();
 
 	MPIL_CHECK(mpil_check_send(buf, count, datatype, dest, tag, comm, F));
 	MPIL_CHECK(mpil_check_request_ptr(comm, request, F));
@@ -307,6 +312,7 @@ int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int
 		MPI_Request *request)
 {
 	static const char F[] = "MPI_Irsend";
+	MPIL_CS_GUARD();
 
 	MPIL_CHECK(mpil_check_send(buf, count, datatype, dest, tag, comm, F));
 	MPIL_CHECK(mpil_check_request_ptr(comm, request, F));
@@ -318,6 +324,7 @@ int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int
 		MPI_Request *request)
 {
 	static const char F[] = "MPI_Issend";
+	MPIL_CS_GUARD();
 
 	MPIL_CHECK(mpil_check_send(buf, count, datatype, dest, tag, comm, F));
 	MPIL_CHECK(mpil_check_request_ptr(comm, request, F));
@@ -329,6 +336,7 @@ int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
 	       MPI_Request *request)
 {
 	static const char F[] = "MPI_Irecv";
+	MPIL_CS_GUARD();
 
 	MPIL_CHECK(mpil_check_recv(buf, count, datatype, source, tag, comm, F));
 	MPIL_CHECK(mpil_check_request_ptr(comm, request, F));
@@ -365,6 +373,7 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int
 		  MPI_Comm comm, MPI_Status *status)
 {
 	static const char F[] = "MPI_Sendrecv";
+	MPIL_CS_GUARD();
 	MPI_Request rreq;
 	int err;
 
@@ -388,6 +397,7 @@ int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
 			  int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
 	static const char F[] = "MPI_Sendrecv_replace";
+	MPIL_CS_GUARD();
 	size_t len;
 	void *packed = NULL;
 	MPI_Request rreq;
@@ -448,6 +458,7 @@ MPIL_PMPI_ALIAS(Iprobe)
 int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
 {
 	static const char F[] = "MPI_Iprobe";
+	MPIL_CS_GUARD();
 
 	MPIL_CHECK(mpil_check_probe(source, tag, comm, F));
 	if (!flag)
@@ -465,6 +476,7 @@ MPIL_PMPI_ALIAS(Probe)
 int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
 	static const char F[] = "MPI_Probe";
+	MPIL_CS_GUARD();
 	unsigned idle = 0;
 	int flag = 0;
 
@@ -497,6 +509,7 @@ MPIL_PMPI_ALIAS(Get_count)
 int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
 {
 	static const char F[] = "MPI_Get_count";
+	MPIL_CS_GUARD();
 	MPI_Count n;
 
 	MPIL_CHECK(check_status_query(status, datatype, count, F));
@@ -516,6 +529,7 @@ MPIL_PMPI_ALIAS(Get_elements_x)
 int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
 {
 	static const char F[] = "MPI_Get_elements_x";
+	MPIL_CS_GUARD();
 	MPI_Count n;
 
 	MPIL_CHECK(check_status_query(status, datatype, count, F));
@@ -528,6 +542,7 @@ MPIL_PMPI_ALIAS(Get_elements)
 int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count)
 {
 	static const char F[] = "MPI_Get_elements";
+	MPIL_CS_GUARD();
 	MPI_Count n;
 
 	MPIL_CHECK(check_status_query(status, datatype, count, F));

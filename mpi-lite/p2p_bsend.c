@@ -172,6 +172,7 @@ MPIL_PMPI_ALIAS(Buffer_attach)
 int PMPI_Buffer_attach(void *buffer, int size)
 {
 	static const char F[] = "MPI_Buffer_attach";
+	MPIL_CS_GUARD();
 	uintptr_t start, end;
 
 	MPIL_CHECK(mpil_check_init(F));
@@ -198,6 +199,7 @@ MPIL_PMPI_ALIAS(Buffer_detach)
 int PMPI_Buffer_detach(void *buffer_addr, int *size)
 {
 	static const char F[] = "MPI_Buffer_detach";
+	MPIL_CS_GUARD();
 	unsigned idle = 0;
 
 	MPIL_CHECK(mpil_check_init(F));
@@ -233,6 +235,7 @@ MPIL_PMPI_ALIAS(Bsend)
 int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
 	static const char F[] = "MPI_Bsend";
+	MPIL_CS_GUARD();
 
 	MPIL_CHECK(mpil_check_send(buf, count, datatype, dest, tag, comm, F));
 	return mpil_bsend(buf, count, datatype, dest, tag, comm, F);
@@ -243,6 +246,7 @@ int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int
 		MPI_Request *request)
 {
 	static const char F[] = "MPI_Ibsend";
+	MPIL_CS_GUARD();
 	mpil_request_t *r;
 	int err;
 

@@ -102,6 +102,7 @@ int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *mes
 		 MPI_Status *status)
 {
 	static const char F[] = "MPI_Improbe";
+	MPIL_CS_GUARD();
 
 	MPIL_CHECK(check_mprobe(source, tag, comm, message, F));
 	if (!flag)
@@ -120,6 +121,7 @@ MPIL_PMPI_ALIAS(Mprobe)
 int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
 {
 	static const char F[] = "MPI_Mprobe";
+	MPIL_CS_GUARD();
 	unsigned idle = 0;
 	int flag;
 
@@ -193,6 +195,7 @@ int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *messag
 		MPI_Request *request)
 {
 	static const char F[] = "MPI_Imrecv";
+	MPIL_CS_GUARD();
 	mpil_request_t *r;
 	MPI_Comm comm;
 
@@ -218,6 +221,7 @@ int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message
 	       MPI_Status *status)
 {
 	static const char F[] = "MPI_Mrecv";
+	MPIL_CS_GUARD();
 	MPI_Request r;
 
 	MPIL_CHECK(mpil_check_init(F));

@@ -72,6 +72,7 @@ MPIL_PMPI_ALIAS(Send_init)
 int PMPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
 		   MPI_Comm comm, MPI_Request *request)
 {
+	MPIL_CS_GUARD();
 	return send_init(buf, count, datatype, dest, tag, comm, MPIL_PERSIST_SEND, "MPI_Send_init",
 			 request);
 }
@@ -80,6 +81,7 @@ MPIL_PMPI_ALIAS(Rsend_init)
 int PMPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
 		    MPI_Comm comm, MPI_Request *request)
 {
+	MPIL_CS_GUARD();
 	/* A ready send may be a standard one (MPI-3.1 §3.4), as MPI_Rsend is. */
 	return send_init(buf, count, datatype, dest, tag, comm, MPIL_PERSIST_SEND, "MPI_Rsend_init",
 			 request);
@@ -89,6 +91,7 @@ MPIL_PMPI_ALIAS(Ssend_init)
 int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
 		    MPI_Comm comm, MPI_Request *request)
 {
+	MPIL_CS_GUARD();
 	return send_init(buf, count, datatype, dest, tag, comm, MPIL_PERSIST_SSEND,
 			 "MPI_Ssend_init", request);
 }
@@ -97,6 +100,7 @@ MPIL_PMPI_ALIAS(Bsend_init)
 int PMPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
 		    MPI_Comm comm, MPI_Request *request)
 {
+	MPIL_CS_GUARD();
 	return send_init(buf, count, datatype, dest, tag, comm, MPIL_PERSIST_BSEND,
 			 "MPI_Bsend_init", request);
 }
@@ -106,6 +110,7 @@ int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int 
 		   MPI_Request *request)
 {
 	static const char F[] = "MPI_Recv_init";
+	MPIL_CS_GUARD();
 
 	MPIL_CHECK(mpil_check_recv(buf, count, datatype, source, tag, comm, F));
 	MPIL_CHECK(mpil_check_request_ptr(comm, request, F));
@@ -173,6 +178,7 @@ MPIL_PMPI_ALIAS(Start)
 int PMPI_Start(MPI_Request *request)
 {
 	static const char F[] = "MPI_Start";
+	MPIL_CS_GUARD();
 
 	MPIL_CHECK(mpil_check_init(F));
 	if (ibx_unlikely(!request))
@@ -185,6 +191,7 @@ MPIL_PMPI_ALIAS(Startall)
 int PMPI_Startall(int count, MPI_Request array_of_requests[])
 {
 	static const char F[] = "MPI_Startall";
+	MPIL_CS_GUARD();
 
 	MPIL_CHECK(mpil_check_init(F));
 	if (count < 0)

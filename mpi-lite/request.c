@@ -275,6 +275,7 @@ MPIL_PMPI_ALIAS(Wait)
 int PMPI_Wait(MPI_Request *request, MPI_Status *status)
 {
 	static const char F[] = "MPI_Wait";
+	MPIL_CS_GUARD();
 	mpil_request_t *r;
 
 	MPIL_CHECK(mpil_check_init(F));
@@ -299,6 +300,7 @@ MPIL_PMPI_ALIAS(Test)
 int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 {
 	static const char F[] = "MPI_Test";
+	MPIL_CS_GUARD();
 	mpil_request_t *r;
 
 	MPIL_CHECK(mpil_check_init(F));
@@ -332,6 +334,7 @@ MPIL_PMPI_ALIAS(Request_get_status)
 int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 {
 	static const char F[] = "MPI_Request_get_status";
+	MPIL_CS_GUARD();
 	int err;
 
 	MPIL_CHECK(mpil_check_init(F));
@@ -365,6 +368,7 @@ MPIL_PMPI_ALIAS(Request_free)
 int PMPI_Request_free(MPI_Request *request)
 {
 	static const char F[] = "MPI_Request_free";
+	MPIL_CS_GUARD();
 	mpil_request_t *r;
 
 	MPIL_CHECK(mpil_check_init(F));
@@ -392,6 +396,7 @@ MPIL_PMPI_ALIAS(Cancel)
 int PMPI_Cancel(MPI_Request *request)
 {
 	static const char F[] = "MPI_Cancel";
+	MPIL_CS_GUARD();
 	mpil_request_t *r;
 
 	MPIL_CHECK(mpil_check_init(F));
@@ -419,6 +424,7 @@ MPIL_PMPI_ALIAS(Test_cancelled)
 int PMPI_Test_cancelled(const MPI_Status *status, int *flag)
 {
 	static const char F[] = "MPI_Test_cancelled";
+	MPIL_CS_GUARD();
 
 	MPIL_CHECK(mpil_check_init(F));
 	if (!status || !flag)
@@ -467,6 +473,7 @@ MPIL_PMPI_ALIAS(Waitall)
 int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[])
 {
 	static const char F[] = "MPI_Waitall";
+	MPIL_CS_GUARD();
 	multi_err_t me = {NULL, 0, MPI_SUCCESS};
 
 	MPIL_CHECK(mpil_check_init(F));
@@ -494,6 +501,7 @@ int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag,
 		 MPI_Status array_of_statuses[])
 {
 	static const char F[] = "MPI_Testall";
+	MPIL_CS_GUARD();
 	multi_err_t me = {NULL, 0, MPI_SUCCESS};
 
 	MPIL_CHECK(mpil_check_init(F));
@@ -543,6 +551,7 @@ MPIL_PMPI_ALIAS(Waitany)
 int PMPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Status *status)
 {
 	static const char F[] = "MPI_Waitany";
+	MPIL_CS_GUARD();
 	unsigned idle = 0;
 	int i;
 
@@ -566,6 +575,7 @@ int PMPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *fl
 		 MPI_Status *status)
 {
 	static const char F[] = "MPI_Testany";
+	MPIL_CS_GUARD();
 	int i;
 
 	MPIL_CHECK(mpil_check_init(F));
@@ -632,6 +642,7 @@ int PMPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount,
 		  int array_of_indices[], MPI_Status array_of_statuses[])
 {
 	static const char F[] = "MPI_Waitsome";
+	MPIL_CS_GUARD();
 	unsigned idle = 0;
 
 	MPIL_CHECK(check_some_args(incount, array_of_requests, outcount, array_of_indices, F));
@@ -646,6 +657,7 @@ int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount,
 		  int array_of_indices[], MPI_Status array_of_statuses[])
 {
 	static const char F[] = "MPI_Testsome";
+	MPIL_CS_GUARD();
 
 	MPIL_CHECK(check_some_args(incount, array_of_requests, outcount, array_of_indices, F));
 	ibx_progress(mpil_g.ctx);

@@ -78,12 +78,14 @@ static int set_elements(MPI_Status *status, MPI_Datatype dt, MPI_Count count, co
 MPIL_PMPI_ALIAS(Status_set_elements)
 int PMPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count)
 {
+	MPIL_CS_GUARD();
 	return set_elements(status, datatype, count, "MPI_Status_set_elements");
 }
 
 MPIL_PMPI_ALIAS(Status_set_elements_x)
 int PMPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Count count)
 {
+	MPIL_CS_GUARD();
 	return set_elements(status, datatype, count, "MPI_Status_set_elements_x");
 }
 
@@ -91,6 +93,7 @@ MPIL_PMPI_ALIAS(Status_set_cancelled)
 int PMPI_Status_set_cancelled(MPI_Status *status, int flag)
 {
 	static const char F[] = "MPI_Status_set_cancelled";
+	MPIL_CS_GUARD();
 
 	MPIL_CHECK(mpil_check_init(F));
 	if (status == MPI_STATUS_IGNORE)

@@ -123,6 +123,7 @@ MPIL_PMPI_ALIAS(Topo_test)
 int PMPI_Topo_test(MPI_Comm comm, int *status)
 {
 	static const char F[] = "MPI_Topo_test";
+	MPIL_CS_GUARD();
 	const mpil_topo_t *t;
 
 	MPIL_CHECK(mpil_check_init(F));
@@ -194,6 +195,7 @@ int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const in
 		      int reorder, MPI_Comm *comm_graph)
 {
 	static const char F[] = "MPI_Graph_create";
+	MPIL_CS_GUARD();
 	mpil_topo_t *t = NULL;
 	int nedges;
 
@@ -213,6 +215,7 @@ MPIL_PMPI_ALIAS(Graph_map)
 int PMPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[], int *newrank)
 {
 	static const char F[] = "MPI_Graph_map";
+	MPIL_CS_GUARD();
 	int nedges;
 
 	MPIL_CHECK(mpil_check_init(F));
@@ -228,6 +231,7 @@ MPIL_PMPI_ALIAS(Graphdims_get)
 int PMPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges)
 {
 	static const char F[] = "MPI_Graphdims_get";
+	MPIL_CS_GUARD();
 	const mpil_topo_t *t;
 	int err;
 
@@ -264,6 +268,7 @@ MPIL_PMPI_ALIAS(Graph_get)
 int PMPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[])
 {
 	static const char F[] = "MPI_Graph_get";
+	MPIL_CS_GUARD();
 	const mpil_topo_t *t;
 	int err;
 
@@ -298,6 +303,7 @@ MPIL_PMPI_ALIAS(Graph_neighbors_count)
 int PMPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors)
 {
 	static const char F[] = "MPI_Graph_neighbors_count";
+	MPIL_CS_GUARD();
 	const mpil_topo_t *t;
 	const int *first;
 	int err;
@@ -315,6 +321,7 @@ MPIL_PMPI_ALIAS(Graph_neighbors)
 int PMPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[])
 {
 	static const char F[] = "MPI_Graph_neighbors";
+	MPIL_CS_GUARD();
 	const mpil_topo_t *t;
 	const int *first;
 	int err, n;

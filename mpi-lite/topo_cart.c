@@ -128,6 +128,7 @@ int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int p
 		     int reorder, MPI_Comm *comm_cart)
 {
 	static const char F[] = "MPI_Cart_create";
+	MPIL_CS_GUARD();
 	mpil_topo_t *t = NULL;
 	int n;
 
@@ -152,6 +153,7 @@ MPIL_PMPI_ALIAS(Cart_map)
 int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int *newrank)
 {
 	static const char F[] = "MPI_Cart_map";
+	MPIL_CS_GUARD();
 	int n;
 
 	MPIL_CHECK(mpil_check_init(F));
@@ -217,6 +219,7 @@ MPIL_PMPI_ALIAS(Dims_create)
 int PMPI_Dims_create(int nnodes, int ndims, int dims[])
 {
 	static const char F[] = "MPI_Dims_create";
+	MPIL_CS_GUARD();
 	long long fixed = 1;
 	int nfree = 0, *spread;
 
@@ -260,6 +263,7 @@ MPIL_PMPI_ALIAS(Cartdim_get)
 int PMPI_Cartdim_get(MPI_Comm comm, int *ndims)
 {
 	static const char F[] = "MPI_Cartdim_get";
+	MPIL_CS_GUARD();
 	const mpil_topo_t *t;
 	int err;
 
@@ -284,6 +288,7 @@ MPIL_PMPI_ALIAS(Cart_get)
 int PMPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[])
 {
 	static const char F[] = "MPI_Cart_get";
+	MPIL_CS_GUARD();
 	const mpil_topo_t *t;
 	size_t len;
 	int err;
@@ -310,6 +315,7 @@ MPIL_PMPI_ALIAS(Cart_rank)
 int PMPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank)
 {
 	static const char F[] = "MPI_Cart_rank";
+	MPIL_CS_GUARD();
 	const mpil_topo_t *t;
 	int err, r;
 
@@ -335,6 +341,7 @@ MPIL_PMPI_ALIAS(Cart_coords)
 int PMPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
 {
 	static const char F[] = "MPI_Cart_coords";
+	MPIL_CS_GUARD();
 	const mpil_topo_t *t;
 	int err;
 
@@ -355,6 +362,7 @@ MPIL_PMPI_ALIAS(Cart_shift)
 int PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source, int *rank_dest)
 {
 	static const char F[] = "MPI_Cart_shift";
+	MPIL_CS_GUARD();
 	const mpil_topo_t *t;
 	int err;
 
@@ -398,6 +406,7 @@ MPIL_PMPI_ALIAS(Cart_sub)
 int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
 {
 	static const char F[] = "MPI_Cart_sub";
+	MPIL_CS_GUARD();
 	const mpil_topo_t *t;
 	mpil_topo_t *sub;
 	int err, color = 0, key = 0;

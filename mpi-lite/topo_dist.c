@@ -110,6 +110,7 @@ int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int s
 				    MPI_Info info, int reorder, MPI_Comm *comm_dist_graph)
 {
 	static const char F[] = "MPI_Dist_graph_create_adjacent";
+	MPIL_CS_GUARD();
 	bool weighted = sourceweights != MPI_UNWEIGHTED;
 	mpil_topo_t *t;
 
@@ -334,6 +335,7 @@ int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const 
 			   int reorder, MPI_Comm *comm_dist_graph)
 {
 	static const char F[] = "MPI_Dist_graph_create";
+	MPIL_CS_GUARD();
 	mpil_topo_t *t = NULL;
 	dist_edges_t e = {0};
 	int err;
@@ -355,6 +357,7 @@ MPIL_PMPI_ALIAS(Dist_graph_neighbors_count)
 int PMPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree, int *outdegree, int *weighted)
 {
 	static const char F[] = "MPI_Dist_graph_neighbors_count";
+	MPIL_CS_GUARD();
 	const mpil_topo_t *t;
 	int err;
 
@@ -388,6 +391,7 @@ int PMPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int
 			      int maxoutdegree, int destinations[], int destweights[])
 {
 	static const char F[] = "MPI_Dist_graph_neighbors";
+	MPIL_CS_GUARD();
 	const mpil_topo_t *t;
 	int err;
 

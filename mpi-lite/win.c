@@ -469,6 +469,7 @@ int PMPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI
 		    MPI_Win *win)
 {
 	static const char F[] = "MPI_Win_create";
+	MPIL_CS_GUARD();
 
 	MPIL_CHECK(check_comm_args(comm, info, win, F));
 	MPIL_CHECK(check_size_args(comm, size, disp_unit, F));
@@ -483,6 +484,7 @@ int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm
 		      MPI_Win *win)
 {
 	static const char F[] = "MPI_Win_allocate";
+	MPIL_CS_GUARD();
 
 	MPIL_CHECK(check_comm_args(comm, info, win, F));
 	MPIL_CHECK(check_size_args(comm, size, disp_unit, F));
@@ -497,6 +499,7 @@ int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Co
 			     void *baseptr, MPI_Win *win)
 {
 	static const char F[] = "MPI_Win_allocate_shared";
+	MPIL_CS_GUARD();
 
 	MPIL_CHECK(check_comm_args(comm, info, win, F));
 	MPIL_CHECK(check_size_args(comm, size, disp_unit, F));
@@ -513,6 +516,7 @@ MPIL_PMPI_ALIAS(Win_create_dynamic)
 int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
 	static const char F[] = "MPI_Win_create_dynamic";
+	MPIL_CS_GUARD();
 
 	MPIL_CHECK(check_comm_args(comm, info, win, F));
 	return win_make(comm, MPI_WIN_FLAVOR_DYNAMIC, NULL, 0, 1, info, NULL, win, F);
@@ -524,6 +528,7 @@ MPIL_PMPI_ALIAS(Win_shared_query)
 int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr)
 {
 	static const char F[] = "MPI_Win_shared_query";
+	MPIL_CS_GUARD();
 	int r = rank;
 
 	MPIL_CHECK(mpil_win_check(win, F));
@@ -579,6 +584,7 @@ MPIL_PMPI_ALIAS(Win_free)
 int PMPI_Win_free(MPI_Win *winp)
 {
 	static const char F[] = "MPI_Win_free";
+	MPIL_CS_GUARD();
 	const char *epoch;
 	MPI_Win win;
 	int mine = FREE_OK, all, err, attr_err = MPI_SUCCESS;

@@ -601,6 +601,7 @@ int PMPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype orig
 		    int target_rank, MPI_Aint target_disp, int target_count,
 		    MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
+	MPIL_CS_GUARD();
 	acc_t a =
 	    ACC_CALL(origin_addr, origin_count, origin_datatype, NULL, 0, NULL, target_rank,
 		     target_disp, target_count, target_datatype, op, win, false, "MPI_Accumulate");
@@ -613,6 +614,7 @@ int PMPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype ori
 		     int target_rank, MPI_Aint target_disp, int target_count,
 		     MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
 {
+	MPIL_CS_GUARD();
 	acc_t a =
 	    ACC_CALL(origin_addr, origin_count, origin_datatype, NULL, 0, NULL, target_rank,
 		     target_disp, target_count, target_datatype, op, win, false, "MPI_Raccumulate");
@@ -628,6 +630,7 @@ int PMPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype 
 			int target_rank, MPI_Aint target_disp, int target_count,
 			MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
+	MPIL_CS_GUARD();
 	acc_t a = ACC_CALL(origin_addr, origin_count, origin_datatype, result_addr, result_count,
 			   result_datatype, target_rank, target_disp, target_count, target_datatype,
 			   op, win, true, "MPI_Get_accumulate");
@@ -641,6 +644,7 @@ int PMPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype
 			 int target_rank, MPI_Aint target_disp, int target_count,
 			 MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
 {
+	MPIL_CS_GUARD();
 	acc_t a = ACC_CALL(origin_addr, origin_count, origin_datatype, result_addr, result_count,
 			   result_datatype, target_rank, target_disp, target_count, target_datatype,
 			   op, win, true, "MPI_Rget_accumulate");
@@ -654,6 +658,7 @@ MPIL_PMPI_ALIAS(Fetch_and_op)
 int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype,
 		      int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win)
 {
+	MPIL_CS_GUARD();
 	acc_t a = ACC_CALL(origin_addr, 1, datatype, result_addr, 1, datatype, target_rank,
 			   target_disp, 1, datatype, op, win, true, "MPI_Fetch_and_op");
 
@@ -665,6 +670,7 @@ MPIL_PMPI_ALIAS(Compare_and_swap)
 int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr,
 			  MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win)
 {
+	MPIL_CS_GUARD();
 	acc_t a =
 	    ACC_CALL(origin_addr, 1, datatype, result_addr, 1, datatype, target_rank, target_disp,
 		     1, datatype, MPI_REPLACE, win, true, "MPI_Compare_and_swap");

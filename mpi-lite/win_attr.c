@@ -89,6 +89,7 @@ int PMPI_Win_create_errhandler(MPI_Win_errhandler_function *win_errhandler_fn,
 			       MPI_Errhandler *errhandler)
 {
 	static const char F[] = "MPI_Win_create_errhandler";
+	MPIL_CS_GUARD();
 	MPI_Errhandler eh;
 
 	MPIL_CHECK(mpil_check_init(F));
@@ -110,6 +111,7 @@ MPIL_PMPI_ALIAS(Win_set_errhandler)
 int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
 {
 	static const char F[] = "MPI_Win_set_errhandler";
+	MPIL_CS_GUARD();
 	MPI_Errhandler old;
 
 	MPIL_CHECK(mpil_win_check(win, F));
@@ -132,6 +134,7 @@ MPIL_PMPI_ALIAS(Win_get_errhandler)
 int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler)
 {
 	static const char F[] = "MPI_Win_get_errhandler";
+	MPIL_CS_GUARD();
 
 	MPIL_CHECK(mpil_win_check(win, F));
 	if (!errhandler)
@@ -147,6 +150,7 @@ MPIL_PMPI_ALIAS(Win_call_errhandler)
 int PMPI_Win_call_errhandler(MPI_Win win, int errorcode)
 {
 	static const char F[] = "MPI_Win_call_errhandler";
+	MPIL_CS_GUARD();
 
 	MPIL_CHECK(mpil_win_check(win, F));
 	mpil_win_err(win, errorcode, F, "raised by the application");
@@ -159,6 +163,7 @@ MPIL_PMPI_ALIAS(Win_get_group)
 int PMPI_Win_get_group(MPI_Win win, MPI_Group *group)
 {
 	static const char F[] = "MPI_Win_get_group";
+	MPIL_CS_GUARD();
 	int err;
 
 	MPIL_CHECK(mpil_win_check(win, F));
@@ -175,6 +180,7 @@ MPIL_PMPI_ALIAS(Win_set_name)
 int PMPI_Win_set_name(MPI_Win win, const char *win_name)
 {
 	static const char F[] = "MPI_Win_set_name";
+	MPIL_CS_GUARD();
 
 	MPIL_CHECK(mpil_win_check(win, F));
 	if (!win_name)
@@ -188,6 +194,7 @@ MPIL_PMPI_ALIAS(Win_get_name)
 int PMPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen)
 {
 	static const char F[] = "MPI_Win_get_name";
+	MPIL_CS_GUARD();
 
 	MPIL_CHECK(mpil_win_check(win, F));
 	if (!win_name || !resultlen)
@@ -241,6 +248,7 @@ int PMPI_Win_create_keyval(MPI_Win_copy_attr_function *win_copy_attr_fn,
 			   void *extra_state)
 {
 	static const char F[] = "MPI_Win_create_keyval";
+	MPIL_CS_GUARD();
 
 	MPIL_CHECK(mpil_check_init(F));
 	if (!win_keyval)
@@ -257,6 +265,7 @@ MPIL_PMPI_ALIAS(Win_free_keyval)
 int PMPI_Win_free_keyval(int *win_keyval)
 {
 	static const char F[] = "MPI_Win_free_keyval";
+	MPIL_CS_GUARD();
 
 	MPIL_CHECK(mpil_check_init(F));
 	if (!win_keyval)
@@ -270,6 +279,7 @@ MPIL_PMPI_ALIAS(Win_set_attr)
 int PMPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val)
 {
 	static const char F[] = "MPI_Win_set_attr";
+	MPIL_CS_GUARD();
 	int err;
 
 	MPIL_CHECK(mpil_win_check(win, F));
@@ -291,6 +301,7 @@ MPIL_PMPI_ALIAS(Win_get_attr)
 int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *flag)
 {
 	static const char F[] = "MPI_Win_get_attr";
+	MPIL_CS_GUARD();
 	void *v;
 
 	MPIL_CHECK(mpil_win_check(win, F));
@@ -319,6 +330,7 @@ MPIL_PMPI_ALIAS(Win_delete_attr)
 int PMPI_Win_delete_attr(MPI_Win win, int win_keyval)
 {
 	static const char F[] = "MPI_Win_delete_attr";
+	MPIL_CS_GUARD();
 	int err;
 
 	MPIL_CHECK(mpil_win_check(win, F));
@@ -533,6 +545,7 @@ MPIL_PMPI_ALIAS(Win_set_info)
 int PMPI_Win_set_info(MPI_Win win, MPI_Info info)
 {
 	static const char F[] = "MPI_Win_set_info";
+	MPIL_CS_GUARD();
 
 	MPIL_CHECK(mpil_win_check(win, F));
 	if (!info || *(const uint32_t *)info != MPIL_MAGIC_INFO)
@@ -545,6 +558,7 @@ MPIL_PMPI_ALIAS(Win_get_info)
 int PMPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
 {
 	static const char F[] = "MPI_Win_get_info";
+	MPIL_CS_GUARD();
 	char order[32];
 	MPI_Info info = MPI_INFO_NULL;
 	int err;

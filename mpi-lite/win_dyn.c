@@ -73,6 +73,7 @@ MPIL_PMPI_ALIAS(Win_attach)
 int PMPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
 {
 	static const char F[] = "MPI_Win_attach";
+	MPIL_CS_GUARD();
 	uintptr_t lo = (uintptr_t)base, hi;
 	mpil_win_region_t *e;
 	unsigned char key[IBX_RKEY_PACKED_MAX];
@@ -135,6 +136,7 @@ MPIL_PMPI_ALIAS(Win_detach)
 int PMPI_Win_detach(MPI_Win win, const void *base)
 {
 	static const char F[] = "MPI_Win_detach";
+	MPIL_CS_GUARD();
 	ibx_mem_t *mem;
 	int i, last;
 

@@ -60,6 +60,7 @@ MPIL_PMPI_ALIAS(Alloc_mem)
 int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
 {
 	static const char F[] = "MPI_Alloc_mem";
+	MPIL_CS_GUARD();
 	void *p;
 
 	MPIL_CHECK(mpil_check_init(F));
@@ -89,6 +90,7 @@ MPIL_PMPI_ALIAS(Free_mem)
 int PMPI_Free_mem(void *base)
 {
 	static const char F[] = "MPI_Free_mem";
+	MPIL_CS_GUARD();
 
 	MPIL_CHECK(mpil_check_init(F));
 	if (!base)

@@ -411,6 +411,7 @@ int PMPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_data
 	     int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype,
 	     MPI_Win win)
 {
+	MPIL_CS_GUARD();
 	return xfer(true, (void *)origin_addr, origin_count, origin_datatype, target_rank,
 		    target_disp, target_count, target_datatype, win, NULL, "MPI_Put");
 }
@@ -419,6 +420,7 @@ MPIL_PMPI_ALIAS(Get)
 int PMPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
 	     MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
+	MPIL_CS_GUARD();
 	return xfer(false, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
 		    target_count, target_datatype, win, NULL, "MPI_Get");
 }
@@ -437,6 +439,7 @@ int PMPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_dat
 	      MPI_Win win, MPI_Request *request)
 {
 	static const char F[] = "MPI_Rput";
+	MPIL_CS_GUARD();
 
 	MPIL_CHECK(check_request_arg(win, request, F));
 	return xfer(true, (void *)origin_addr, origin_count, origin_datatype, target_rank,
@@ -449,6 +452,7 @@ int PMPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
 	      MPI_Request *request)
 {
 	static const char F[] = "MPI_Rget";
+	MPIL_CS_GUARD();
 
 	MPIL_CHECK(check_request_arg(win, request, F));
 	return xfer(false, origin_addr, origin_count, origin_datatype, target_rank, target_disp,

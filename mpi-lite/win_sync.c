@@ -44,6 +44,10 @@
  * may be followed by any other epoch, as in MPICH and Open MPI, so that
  * "fence ... fence; lock ... unlock" needs no MPI_MODE_NOSUCCEED.
  * Exposure (post) and access epochs are independent.
+ *
+ * Length: just over 700 lines: the fence, PSCW and MPI_Win_sync entry
+ * points stay beside the epoch rules above; each carries the one-line
+ * MPI_THREAD_MULTIPLE guard (thread.c).
  */
 #include "win_int.h"
 
@@ -257,6 +261,7 @@ MPIL_PMPI_ALIAS(Win_fence)
 int PMPI_Win_fence(int asserts, MPI_Win win)
 {
 	static const char F[] = "MPI_Win_fence";
+	MPIL_CS_GUARD();
 	bool dirty;
 	int err;
 
@@ -308,6 +313,7 @@ MPIL_PMPI_ALIAS(Win_post)
 int PMPI_Win_post(MPI_Group group, int asserts, MPI_Win win)
 {
 	static const char F[] = "MPI_Win_post";
+	MPIL_CS_GUARD();
 
 	MPIL_CHECK(mpil_win_check(win, F));
 	MPIL_CHECK(check_assert(win, asserts, POST_ASSERTS, F));
@@ -358,6 +364,7 @@ MPIL_PMPI_ALIAS(Win_start)
 int PMPI_Win_start(MPI_Group group, int asserts, MPI_Win win)
 {
 	static const char F[] = "MPI_Win_start";
+	MPIL_CS_GUARD();
 	posts_wait_t pw = {.g = group};
 
 	MPIL_CHECK(mpil_win_check(win, F));
@@ -377,6 +384,7 @@ MPIL_PMPI_ALIAS(Win_complete)
 int PMPI_Win_complete(MPI_Win win)
 {
 	static const char F[] = "MPI_Win_complete";
+	MPIL_CS_GUARD();
 	MPI_Group g;
 	int err;
 
@@ -422,6 +430,7 @@ MPIL_PMPI_ALIAS(Win_wait)
 int PMPI_Win_wait(MPI_Win win)
 {
 	static const char F[] = "MPI_Win_wait";
+	MPIL_CS_GUARD();
 
 	MPIL_CHECK(mpil_win_check(win, F));
 	MPIL_CHECK(check_exposure(win, F));
@@ -456,6 +465,7 @@ MPIL_PMPI_ALIAS(Win_test)
 int PMPI_Win_test(MPI_Win win, int *flag)
 {
 	static const char F[] = "MPI_Win_test";
+	MPIL_CS_GUARD();
 
 	MPIL_CHECK(mpil_win_check(win, F));
 	if (!flag)
@@ -487,6 +497,7 @@ MPIL_PMPI_ALIAS(Win_lock)
 int PMPI_Win_lock(int lock_type, int rank, int asserts, MPI_Win win)
 {
 	static const char F[] = "MPI_Win_lock";
+	MPIL_CS_GUARD();
 	mpil_win_target_t *t;
 
 	MPIL_CHECK(mpil_win_check(win, F));
@@ -543,6 +554,7 @@ MPIL_PMPI_ALIAS(Win_unlock)
 int PMPI_Win_unlock(int rank, MPI_Win win)
 {
 	static const char F[] = "MPI_Win_unlock";
+	MPIL_CS_GUARD();
 	int err;
 
 	MPIL_CHECK(mpil_win_check(win, F));
@@ -563,6 +575,7 @@ MPIL_PMPI_ALIAS(Win_lock_all)
 int PMPI_Win_lock_all(int asserts, MPI_Win win)
 {
 	static const char F[] = "MPI_Win_lock_all";
+	MPIL_CS_GUARD();
 
 	MPIL_CHECK(mpil_win_check(win, F));
 	MPIL_CHECK(check_assert(win, asserts, MPI_MODE_NOCHECK, F));
@@ -583,6 +596,7 @@ MPIL_PMPI_ALIAS(Win_unlock_all)
 int PMPI_Win_unlock_all(MPI_Win win)
 {
 	static const char F[] = "MPI_Win_unlock_all";
+	MPIL_CS_GUARD();
 	int first = MPI_SUCCESS;
 
 	MPIL_CHECK(mpil_win_check(win, F));
@@ -642,24 +656,28 @@ static int flush_all(MPI_Win win, const char *fname)
 MPIL_PMPI_ALIAS(Win_flush)
 int PMPI_Win_flush(int rank, MPI_Win win)
 {
+	MPIL_CS_GUARD();
 	return flush_one(rank, win, "MPI_Win_flush");
 }
 
 MPIL_PMPI_ALIAS(Win_flush_local)
 int PMPI_Win_flush_local(int rank, MPI_Win win)
 {
+	MPIL_CS_GUARD();
 	return flush_one(rank, win, "MPI_Win_flush_local");
 }
 
 MPIL_PMPI_ALIAS(Win_flush_all)
 int PMPI_Win_flush_all(MPI_Win win)
 {
+	MPIL_CS_GUARD();
 	return flush_all(win, "MPI_Win_flush_all");
 }
 
 MPIL_PMPI_ALIAS(Win_flush_local_all)
 int PMPI_Win_flush_local_all(MPI_Win win)
 {
+	MPIL_CS_GUARD();
 	return flush_all(win, "MPI_Win_flush_local_all");
 }
 
@@ -669,6 +687,7 @@ MPIL_PMPI_ALIAS(Win_sync)
 int PMPI_Win_sync(MPI_Win win)
 {
 	static const char F[] = "MPI_Win_sync";
+	MPIL_CS_GUARD();
 
 	MPIL_CHECK(mpil_win_check(win, F));
 	atomic_thread_fence(memory_order_seq_cst);
