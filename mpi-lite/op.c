@@ -27,6 +27,14 @@
 
 #include <stdlib.h>
 
+/* The kernels are simple loops over arrays that do not overlap (restrict):
+ * GCC vectorizes them only from -O3 (at -O2 its cost model refuses any loop
+ * whose count is not known), and osu_allreduce reduces MPI_CHAR by default:
+ * 64 KiB, 2 ranks, 18 us scalar against 7 for MPI_INT (2026-11-25). */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("O3")
+#endif
+
 /* (kind, C type, unsigned C type of the same width) */
 #define OP_INT_TYPES(X)                                                                            \
 	X(MPIL_DT_CHAR, char, unsigned char)                                                       \
@@ -72,8 +80,8 @@
 /* One loop per (kind, type): `b` is inout[i], `a` is in[i]. */
 #define LOOP(kind_, T, expr)                                                                       \
 	case kind_: {                                                                              \
-		const T *in_ = in;                                                                 \
-		T *io_ = inout;                                                                    \
+		const T *restrict in_ = in;                                                        \
+		T *restrict io_ = inout;                                                           \
 		for (size_t i = 0; i < n; i++) {                                                   \
 			const T a = in_[i], b = io_[i];                                            \
 			io_[i] = (T)(expr);                                                        \
