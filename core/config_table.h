@@ -16,7 +16,7 @@
 #define IBX_CORE_CONFIG(X) \
 	X(LOG, STR, "warn", "log level: error|warn|info|debug|trace") \
 	X(PATHS, STR, "auto", "auto (shm for node-local peers, verbs for the rest), shm, or verbs (every peer, node-local ones included, through core/qp)") \
-	X(SPIN_COUNT, INT, "2000", "idle progress passes before a waiting rank starts yielding the CPU (when node-local ranks outnumber the CPUs, waiters yield after a few passes unless this is set)") \
+	X(SPIN_COUNT, INT, "2000", "idle progress passes before a waiting rank starts yielding the CPU: then one pass in 256 while every node-local rank has a CPU; when they outnumber the CPUs, every pass, after a few passes unless this is set") \
 	X(PEER_CHECK_MS, INT, "200", "while waiting, how often (ms) to check that node-local peers are still alive") \
 	X(BOOT_TIMEOUT, INT, "60", "seconds a bootstrap (PMIx) get waits for a key that a peer has not published yet before failing")
 // clang-format on

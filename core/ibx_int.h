@@ -270,6 +270,7 @@ struct ibx_ctx {
 	struct ibx_unexp *unexp_free;
 	unsigned unexp_free_count;
 	uint64_t spin_count;
+	unsigned yield_mask; /* past spin_count, yield every (mask + 1)th idle pass */
 	unsigned flags;
 	/* one-sided API state (core/rma), created on first use; core calls
 	 * rma_fini at finalize, before the paths go away, without knowing

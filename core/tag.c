@@ -481,8 +481,9 @@ int ibx_progress_wait(ibx_ctx_t *ctx, unsigned *idle_p)
 
 	if (n) {
 		*idle_p = 0;
-	} else if (++*idle_p > ctx->spin_count) {
-		/* Ranks may outnumber cores: let the peer we wait for run. */
+	} else if (++*idle_p > ctx->spin_count && !(*idle_p & ctx->yield_mask)) {
+		/* Ranks may outnumber cores: let the peer we wait for run
+		 * (every pass then; with a core each, one pass in 256) */
 		sched_yield();
 	}
 	/* the upper layer's other threads may come in between two polls */
