@@ -72,6 +72,47 @@ int mpil_coll_check_inplace_root(MPI_Comm comm, bool inplace, bool am_root, cons
 	return mpil_err(comm, MPI_ERR_BUFFER, F, "MPI_IN_PLACE as %s on a non-root rank", which);
 }
 
+int mpil_coll_check_rooted(MPI_Comm comm, int root, bool gather, const void *mine, int minecount,
+			   MPI_Datatype minetype, const void *all, int allcount,
+			   MPI_Datatype alltype, size_t *len_p, size_t *mylen_p, const char *F)
+{
+	bool inplace = mine == MPI_IN_PLACE, am_root;
+	size_t len, mylen = 0;
+	long long allblocks;
+
+	MPIL_CHECK(mpil_coll_check_root(comm, root, F));
+	am_root = comm->rank == root;
+	MPIL_CHECK(mpil_coll_check_inplace_root(comm, inplace, am_root,
+						gather ? "sendbuf" : "recvbuf", F));
+	if (!inplace) {
+		MPIL_CHECK(mpil_coll_check_typed(comm, minecount, minetype, F));
+		MPIL_CHECK(mpil_check_buf(comm, mine, minecount, minetype, F));
+		mylen = coll_tbytes(minecount, minetype);
+	}
+	len = mylen;
+	if (am_root) {
+		MPIL_CHECK(mpil_coll_check_typed(comm, allcount, alltype, F));
+		MPIL_CHECK(mpil_check_buf(comm, all, allcount, alltype, F));
+		len = coll_tbytes(allcount, alltype);
+		allblocks = (long long)allcount * comm->size;
+		if (!inplace) {
+			if (gather ? mpil_coll_overlap(mine, minecount, minetype, all, allblocks,
+						       alltype)
+				   : mpil_coll_overlap(all, allblocks, alltype, mine, minecount,
+						       minetype))
+				return mpil_coll_err_alias(comm, F);
+			/* what one side gives must fit what the other takes */
+			if (gather && mylen > len)
+				return mpil_coll_err_trunc(comm, F, mylen, len);
+			if (!gather && len > mylen)
+				return mpil_coll_err_trunc(comm, F, len, mylen);
+		}
+	}
+	*len_p = len;
+	*mylen_p = mylen;
+	return MPI_SUCCESS;
+}
+
 /* Bytes [lo, hi) that (buf, count, dt) covers, for a contiguous type. */
 static bool span_of(const void *buf, long long count, MPI_Datatype dt, uintptr_t *lo, uintptr_t *hi)
 {

@@ -251,6 +251,15 @@ int mpil_coll_check_vbuf(MPI_Comm comm, const void *buf, long long total, MPI_Da
 /* MPI_IN_PLACE as @which ("sendbuf", "recvbuf") only at the root. */
 int mpil_coll_check_inplace_root(MPI_Comm comm, bool inplace, bool am_root, const char *which,
 				 const char *F);
+/* The arguments of Gather (@gather) and Scatter, blocking or not: the
+ * root; MPI_IN_PLACE only at the root, as @mine; the own block @mine (what a
+ * rank sends in Gather, receives in Scatter) and, at the root, @all (p
+ * blocks), which must not share bytes with @mine, and whose block must hold
+ * the own block (Gather) or fit into it (Scatter). *mylen_p: the own block's
+ * bytes (0 in place); *len_p: a block's bytes (the root's, else the own). */
+int mpil_coll_check_rooted(MPI_Comm comm, int root, bool gather, const void *mine, int minecount,
+			   MPI_Datatype minetype, const void *all, int allcount,
+			   MPI_Datatype alltype, size_t *len_p, size_t *mylen_p, const char *F);
 /* Receive blocks of a v layout must not overlap (MPI-3.1 §5.5: no location
  * is written twice). Checked for contiguous types, where it is exact. */
 int mpil_coll_check_recv_blocks(MPI_Comm comm, const void *buf, const int *counts,

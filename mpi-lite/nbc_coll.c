@@ -177,29 +177,10 @@ int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 	int p, err;
 
 	MPIL_CHECK(mpil_nbc_check(comm, request, F));
-	MPIL_CHECK(mpil_coll_check_root(comm, root, F));
+	MPIL_CHECK(mpil_coll_check_rooted(comm, root, true, sendbuf, sendcount, sendtype, recvbuf,
+					  recvcount, recvtype, &len, &mylen, F));
 	p = comm->size;
 	am_root = comm->rank == root;
-	MPIL_CHECK(mpil_coll_check_inplace_root(comm, inplace, am_root, "sendbuf", F));
-	if (!inplace) {
-		MPIL_CHECK(mpil_coll_check_typed(comm, sendcount, sendtype, F));
-		MPIL_CHECK(mpil_check_buf(comm, sendbuf, sendcount, sendtype, F));
-		mylen = coll_tbytes(sendcount, sendtype);
-	}
-	if (am_root) {
-		MPIL_CHECK(mpil_coll_check_typed(comm, recvcount, recvtype, F));
-		MPIL_CHECK(mpil_check_buf(comm, recvbuf, recvcount, recvtype, F));
-		len = coll_tbytes(recvcount, recvtype);
-		if (!inplace) {
-			if (mpil_coll_overlap(sendbuf, sendcount, sendtype, recvbuf,
-					      (long long)recvcount * p, recvtype))
-				return mpil_coll_err_alias(comm, F);
-			if (mylen > len)
-				return mpil_coll_err_trunc(comm, F, mylen, len);
-		}
-	} else {
-		len = mylen;
-	}
 	if (len == 0)
 		return mpil_nbc_nothing(comm, F, request);
 	if (!(s = sched_new(comm, &err, F)))
@@ -341,29 +322,10 @@ int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 	int p, err;
 
 	MPIL_CHECK(mpil_nbc_check(comm, request, F));
-	MPIL_CHECK(mpil_coll_check_root(comm, root, F));
+	MPIL_CHECK(mpil_coll_check_rooted(comm, root, false, recvbuf, recvcount, recvtype, sendbuf,
+					  sendcount, sendtype, &len, &mylen, F));
 	p = comm->size;
 	am_root = comm->rank == root;
-	MPIL_CHECK(mpil_coll_check_inplace_root(comm, inplace, am_root, "recvbuf", F));
-	if (!inplace) {
-		MPIL_CHECK(mpil_coll_check_typed(comm, recvcount, recvtype, F));
-		MPIL_CHECK(mpil_check_buf(comm, recvbuf, recvcount, recvtype, F));
-		mylen = coll_tbytes(recvcount, recvtype);
-	}
-	if (am_root) {
-		MPIL_CHECK(mpil_coll_check_typed(comm, sendcount, sendtype, F));
-		MPIL_CHECK(mpil_check_buf(comm, sendbuf, sendcount, sendtype, F));
-		len = coll_tbytes(sendcount, sendtype);
-		if (!inplace) {
-			if (mpil_coll_overlap(sendbuf, (long long)sendcount * p, sendtype, recvbuf,
-					      recvcount, recvtype))
-				return mpil_coll_err_alias(comm, F);
-			if (len > mylen)
-				return mpil_coll_err_trunc(comm, F, len, mylen);
-		}
-	} else {
-		len = mylen;
-	}
 	if (len == 0)
 		return mpil_nbc_nothing(comm, F, request);
 	if (!(s = sched_new(comm, &err, F)))
