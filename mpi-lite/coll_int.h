@@ -436,6 +436,13 @@ static inline void *coll_red_wptr(const coll_red_io_t *io, const void *ubuf)
 /* Checks shared by the reductions: count, type, op; *io set up. */
 int mpil_coll_check_reduction(MPI_Comm comm, long long count, MPI_Datatype dt, MPI_Op op,
 			      coll_red_io_t *io, const char *F);
+/* The arguments of Reduce_scatter (@recvcounts) and Reduce_scatter_block
+ * (@is_block: @block for every rank), blocking or not: *total_p the
+ * elements reduced, *mine_p this rank's share; *io set up. */
+int mpil_coll_check_reduce_scatter(MPI_Comm comm, const void *sendbuf, void *recvbuf,
+				   const int *recvcounts, int block, bool is_block,
+				   MPI_Datatype datatype, MPI_Op op, long long *total_p,
+				   int *mine_p, coll_red_io_t *io, const char *F);
 /* A work copy of @count user elements at @ubuf (not direct): the return
  * value, *base_p what to free. NULL when out of memory. */
 void *mpil_coll_red_load(const coll_red_io_t *io, const void *ubuf, int count, void **base_p);

@@ -91,3 +91,35 @@ int mpil_coll_check_reduction(MPI_Comm comm, long long count, MPI_Datatype dt, M
 				dt->name ? dt->name : "(derived)");
 	return MPI_SUCCESS;
 }
+
+int mpil_coll_check_reduce_scatter(MPI_Comm comm, const void *sendbuf, void *recvbuf,
+				   const int *recvcounts, int block, bool is_block,
+				   MPI_Datatype datatype, MPI_Op op, long long *total_p,
+				   int *mine_p, coll_red_io_t *io, const char *F)
+{
+	int p = comm->size, mine;
+	long long total;
+
+	if (!is_block) {
+		MPIL_CHECK(mpil_coll_check_counts(comm, recvcounts, p, "recvcounts", &total, F));
+		mine = recvcounts[comm->rank];
+	} else {
+		MPIL_CHECK(mpil_check_count(comm, block, F));
+		total = (long long)block * p;
+		mine = block;
+	}
+	MPIL_CHECK(mpil_coll_check_reduction(comm, total, datatype, op, io, F));
+	if (sendbuf == MPI_IN_PLACE) {
+		MPIL_CHECK(mpil_coll_check_vbuf(comm, recvbuf, total, datatype, F));
+	} else {
+		MPIL_CHECK(mpil_coll_check_vbuf(comm, sendbuf, total, datatype, F));
+		MPIL_CHECK(mpil_check_buf(comm, recvbuf, mine, datatype, F));
+		if ((sendbuf == recvbuf && mine > 0) ||
+		    mpil_coll_overlap(sendbuf, total, datatype, recvbuf, mine, datatype))
+			if (datatype->size > 0)
+				return mpil_coll_err_alias(comm, F);
+	}
+	*total_p = total;
+	*mine_p = mine;
+	return MPI_SUCCESS;
+}

@@ -374,36 +374,17 @@ static int reduce_scatter(const void *sendbuf, void *recvbuf, const int *recvcou
 			  bool is_block, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
 			  MPI_Request *request, const char *F)
 {
-	bool inplace = sendbuf == MPI_IN_PLACE;
 	long long total;
 	coll_red_io_t io;
 	nbc_sched_t *s;
 	const void *in;
 	void *out;
-	int p, me, mine, *counts, err;
+	int p, mine, *counts, err;
 
 	MPIL_CHECK(mpil_nbc_check(comm, request, F));
 	p = comm->size;
-	me = comm->rank;
-	if (!is_block) {
-		MPIL_CHECK(mpil_coll_check_counts(comm, recvcounts, p, "recvcounts", &total, F));
-		mine = recvcounts[me];
-	} else {
-		MPIL_CHECK(mpil_check_count(comm, block, F));
-		total = (long long)block * p;
-		mine = block;
-	}
-	MPIL_CHECK(mpil_coll_check_reduction(comm, total, datatype, op, &io, F));
-	if (inplace) {
-		MPIL_CHECK(mpil_coll_check_vbuf(comm, recvbuf, total, datatype, F));
-	} else {
-		MPIL_CHECK(mpil_coll_check_vbuf(comm, sendbuf, total, datatype, F));
-		MPIL_CHECK(mpil_check_buf(comm, recvbuf, mine, datatype, F));
-		if ((sendbuf == recvbuf && mine > 0) ||
-		    mpil_coll_overlap(sendbuf, total, datatype, recvbuf, mine, datatype))
-			if (datatype->size > 0)
-				return mpil_coll_err_alias(comm, F);
-	}
+	MPIL_CHECK(mpil_coll_check_reduce_scatter(comm, sendbuf, recvbuf, recvcounts, block,
+						  is_block, datatype, op, &total, &mine, &io, F));
 	if (total == 0 || datatype->size == 0)
 		return mpil_nbc_nothing(comm, F, request);
 	if (!(s = sched_new(comm, &err, F)))
