@@ -304,6 +304,8 @@ ibx_status_t ibx_finalize(ibx_ctx_t *ctx)
 	st = ibx_boot_fence(ctx->boot, false);
 	if (ctx->rma_fini)
 		ctx->rma_fini(ctx);
+	if (ctx->dtx_fini)
+		ctx->dtx_fini(ctx);
 	paths_fini(ctx);
 	ibx_tag_cleanup(ctx);
 	ibx_boot_fini(ctx->boot);
@@ -330,6 +332,18 @@ int ibx_local_size(const ibx_ctx_t *ctx)
 const int *ibx_local_ranks(const ibx_ctx_t *ctx)
 {
 	return ctx ? ctx->local_ranks : NULL;
+}
+
+const char *ibx_ctx_device(const ibx_ctx_t *ctx)
+{
+	for (int i = 0; ctx && i < ctx->npaths; i++) {
+		const ibx_path_module_t *m = ctx->paths[i].mod;
+		const char *d = m->device ? m->device(ctx->paths[i].state) : NULL;
+
+		if (d)
+			return d;
+	}
+	return NULL;
 }
 
 const char *ibx_peer_path_name(const ibx_ctx_t *ctx, int peer)

@@ -100,9 +100,98 @@ ibx_status_t ibx_boot_abort(ibx_boot_t *boot, int code, const char *msg);
 
 /* ---- requests ------------------------------------------------------------- */
 enum { IBX_REQ_SEND = 1, IBX_REQ_RECV = 2 };
+
+/*
+ * A typed request (core/dtype_rdma/dt_xfer.h) carries this in req->dt; the
+ * paths see only the header: whether its bytes lie contiguous at req->buf
+ * (`packed`: the typed layer packed the send, or receives into a buffer of
+ * its own), and, if not, the operations that reach them by packed offset.
+ * `done` runs once as the request completes, before `completed` is set and
+ * the callback fires; it may turn the status into an error.
+ */
+/* The transfer schemes of typed messages (core/dtype_rdma/dt_xfer.h). */
+typedef enum ibx_dt_scheme {
+	IBX_DT_SCHEME_AUTO = 0,
+	IBX_DT_SCHEME_GENERIC,
+	IBX_DT_SCHEME_BC_SPUP,
+	IBX_DT_SCHEME_RWG_UP,
+	IBX_DT_SCHEME_P_RRS,
+	IBX_DT_SCHEME_MULTI_W,
+	IBX_DT_SCHEME_COUNT
+} ibx_dt_scheme_t;
+#define IBX_DT_CAN(s) (1u << (s))
+
+struct ibx_req_dt_ops {
+	/* bytes [off, off + len) of the packed stream, out of (send) or into
+	 * (receive) the user's buffer */
+	void (*out)(const ibx_request_t *req, size_t off, void *dst, size_t len);
+	void (*in)(ibx_request_t *req, size_t off, const void *src, size_t len);
+	/* The next blocks of the stream (from where the previous call
+	 * stopped, starting at 0): at most @max entries and @max_bytes bytes;
+	 * returns the entries and their bytes in *bytes_p. */
+	int (*iov)(ibx_request_t *req, size_t max_bytes, struct iovec *iov, int max,
+		   size_t *bytes_p);
+	/* The receive scheme for a rendezvous of @len bytes from a sender
+	 * whose data is contiguous (@sender_contig; else its blocks average
+	 * @sender_avg bytes), among the schemes the
+	 * path can do for this message (@can, IBX_DT_CAN bits; generic is
+	 * always possible) of which @fast are worth choosing unforced; the
+	 * choice is recorded in the header's `scheme`. GENERIC makes the
+	 * request packed (a landing buffer). Negative: out of memory. */
+	int (*choose)(ibx_request_t *req, size_t len, bool sender_contig, uint32_t sender_avg,
+		      unsigned can, unsigned fast);
+	void (*done)(ibx_request_t *req, ibx_status_t *status);
+	/* Receiver, multi-w: its type as (id, version, count) and, unless
+	 * @peer has it already (cached from an earlier message), its layout
+	 * serialised into @buf (*len_p bytes; 0: the peer has it). Negative
+	 * when the layout does not fit @cap. */
+	int (*layout)(ibx_request_t *req, int peer, void *buf, size_t cap, size_t *len_p,
+		      uint64_t *id_p, uint32_t *ver_p, int64_t *count_p);
+	/* Sender, multi-w: walks the first @len bytes of the send against the
+	 * receiver's layout (@peer's type (id, version) at @rbase, @rcount
+	 * elements; @blob, if not NULL, is its serialised layout, which is
+	 * cached), calling @put per receiver block with the send's blocks that
+	 * fill it. Negative: unknown or corrupt layout, or @put failed. */
+	int (*pairs)(ibx_request_t *req, int peer, uint64_t id, uint32_t ver, const void *blob,
+		     size_t blob_len, uint64_t rbase, int64_t rcount, size_t len,
+		     int (*put)(void *arg, const struct iovec *src, int n, uint64_t raddr,
+				size_t bytes),
+		     void *arg);
+};
+typedef struct ibx_req_dt {
+	const struct ibx_req_dt_ops *ops;
+	bool packed;	    /* bytes contiguous at req->buf */
+	uint8_t scheme;	    /* ibx_dt_scheme_t this message moved by */
+	uint32_t avg_block; /* the type's average block (bytes, capped) */
+	int64_t lb;	    /* receive: lowest byte of the user's data, from buf */
+	int64_t span;	    /* receive: bytes from lb to the highest byte */
+} ibx_req_dt_t;
+
+/* True when the request's bytes must be reached through req->dt. */
+static inline bool ibx_req_scattered(const ibx_request_t *req)
+{
+	return ibx_unlikely(req->dt != NULL) && !req->dt->packed;
+}
+static inline void ibx_req_copy_out(const ibx_request_t *req, size_t off, void *dst, size_t len)
+{
+	if (ibx_req_scattered(req))
+		req->dt->ops->out(req, off, dst, len);
+	else
+		memcpy(dst, (const char *)req->buf + off, len);
+}
+static inline void ibx_req_copy_in(ibx_request_t *req, size_t off, const void *src, size_t len)
+{
+	if (ibx_req_scattered(req))
+		req->dt->ops->in(req, off, src, len);
+	else
+		memcpy((char *)req->buf + off, src, len);
+}
+
 /* Marks the request complete with @status and fires its callback. */
 static inline void ibx_req_complete(ibx_request_t *req, ibx_status_t status)
 {
+	if (ibx_unlikely(req->dt != NULL))
+		req->dt->ops->done(req, &status);
 	req->status = status;
 	/* release: the status and data are visible before `completed` */
 	__atomic_store_n(&req->completed, 1, __ATOMIC_RELEASE);
@@ -116,6 +205,7 @@ static inline void ibx_req_init(ibx_request_t *req, int kind)
 	req->kind = kind;
 	req->link.next = req->link.prev = NULL;
 	req->done = 0;
+	req->dt = NULL;
 }
 
 /* A queue of requests, linked through their `link` (core/list.h). */
@@ -157,6 +247,10 @@ typedef struct ibx_mem_key {
  */
 typedef struct ibx_path_ops {
 	const char *name;
+	/* tag_send takes a scattered typed request (ibx_req_scattered): the
+	 * path packs it piece by piece into its own buffers; else the typed
+	 * layer packs it whole first */
+	bool typed_send;
 	/* Starts sending req->buf[0, req->buflen) with tag req->tag (flags in
 	 * req->flags, IBX_SEND_SYNC: complete only once matched, i.e. use the
 	 * rendezvous). Returns IBX_OK if complete, IBX_INPROGRESS, or error;
@@ -214,7 +308,12 @@ typedef struct ibx_path_module {
 	/* True while the path still has sends in flight (finalize drains). */
 	bool (*busy)(ibx_ctx_t *ctx, void *state);
 	void (*fini)(ibx_ctx_t *ctx, void *state);
+	/* optional: the device the path drives ("rxe0:1"), or NULL */
+	const char *(*device)(void *state);
 } ibx_path_module_t;
+
+/* The first path's device in use (for per-device tuning files), or NULL. */
+const char *ibx_ctx_device(const ibx_ctx_t *ctx);
 
 /* Tag-matching layer (core/tag.c): called by paths on arrival. */
 /* An eager message: data is only valid during the call. */
@@ -226,6 +325,16 @@ void ibx_tag_arrive_rts(ibx_ctx_t *ctx, int src, ibx_tag_t tag, size_t msg_len, 
 			size_t rts_len);
 /* Fails every pending request that involves @peer (the peer is lost). */
 void ibx_tag_peer_failed(ibx_ctx_t *ctx, int peer, ibx_status_t why);
+/* The tag layer's entry points for a request the caller has initialised
+ * (ibx_req_init) and filled: buf, buflen, tag, peer (the destination, or
+ * the source / IBX_ANY_SOURCE), flags or mask, and dt. The typed layer
+ * (core/dtype_rdma/dt_xfer.c) starts its requests through them. */
+ibx_status_t ibx_tag_send_req(ibx_ctx_t *ctx, ibx_request_t *req);
+ibx_status_t ibx_tag_recv_req(ibx_ctx_t *ctx, ibx_request_t *req);
+ibx_status_t ibx_tag_mrecv_req(ibx_ctx_t *ctx, ibx_tag_msg_t *msg, ibx_request_t *req);
+/* Takes @msg off the list of mprobe'd messages; false if it is not there
+ * (received already, or never probed). */
+bool ibx_tag_msg_take(ibx_ctx_t *ctx, ibx_tag_msg_t *msg);
 /* Frees the unexpected queue and the claimed messages (finalize). */
 void ibx_tag_cleanup(ibx_ctx_t *ctx);
 
@@ -277,6 +386,10 @@ struct ibx_ctx {
 	 * more of it (dependencies point down) */
 	void *rma;
 	void (*rma_fini)(ibx_ctx_t *ctx);
+	/* typed messaging state (core/dtype_rdma/dt_xfer.c), created on first
+	 * use, freed by dtx_fini at finalize like rma */
+	void *dtx;
+	void (*dtx_fini)(ibx_ctx_t *ctx);
 	/* an upper layer's progress (ibx_progress_hook_set), or NULL */
 	ibx_progress_hook_t progress_hook;
 	void *progress_arg;

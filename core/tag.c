@@ -93,6 +93,16 @@ static inline bool tag_matches(int want_src, ibx_tag_t want_tag, ibx_tag_t mask,
 	return (want_src == IBX_ANY_SOURCE || want_src == src) && ((tag ^ want_tag) & mask) == 0;
 }
 
+/* Completes @req inside the call that started it: no callback (the caller
+ * sees IBX_OK), but a typed request's `done` runs as on any completion. */
+static void complete_inline(ibx_request_t *req, ibx_status_t status)
+{
+	if (ibx_unlikely(req->dt != NULL))
+		req->dt->ops->done(req, &status);
+	req->status = status;
+	req->completed = 1;
+}
+
 /* Copies an eager message into a matched receive and completes it. */
 static void deliver_eager(ibx_request_t *req, int src, ibx_tag_t tag, const void *data, size_t len,
 			  bool from_progress)
@@ -100,16 +110,52 @@ static void deliver_eager(ibx_request_t *req, int src, ibx_tag_t tag, const void
 	size_t n = len <= req->buflen ? len : req->buflen;
 
 	if (n)
-		memcpy(req->buf, data, n);
+		ibx_req_copy_in(req, 0, data, n);
 	req->source = src;
 	req->tag = tag;
 	req->length = len;
-	if (from_progress) {
+	if (from_progress)
 		ibx_req_complete(req, n == len ? IBX_OK : IBX_ERR_TRUNCATED);
-	} else {
-		req->status = n == len ? IBX_OK : IBX_ERR_TRUNCATED;
-		req->completed = 1;
+	else
+		complete_inline(req, n == len ? IBX_OK : IBX_ERR_TRUNCATED);
+}
+
+/* A SYNC send to self meets its receive: the first @len bytes of the send
+ * into the receive, through a bounce on the stack when both are typed. */
+static void self_copy(ibx_request_t *rreq, const ibx_request_t *sreq, size_t len)
+{
+	char bounce[4096];
+
+	if (!ibx_req_scattered(sreq)) {
+		ibx_req_copy_in(rreq, 0, sreq->buf, len);
+		return;
 	}
+	if (!ibx_req_scattered(rreq)) {
+		ibx_req_copy_out(sreq, 0, rreq->buf, len);
+		return;
+	}
+	for (size_t off = 0; off < len; off += sizeof(bounce)) {
+		size_t n = len - off < sizeof(bounce) ? len - off : sizeof(bounce);
+
+		ibx_req_copy_out(sreq, off, bounce, n);
+		ibx_req_copy_in(rreq, off, bounce, n);
+	}
+}
+
+static void deliver_self_sync(ibx_request_t *rreq, ibx_request_t *sreq, int rank,
+			      bool from_progress)
+{
+	size_t n = sreq->buflen <= rreq->buflen ? sreq->buflen : rreq->buflen;
+
+	if (n)
+		self_copy(rreq, sreq, n);
+	rreq->source = rank;
+	rreq->tag = sreq->tag;
+	rreq->length = sreq->buflen;
+	if (from_progress)
+		ibx_req_complete(rreq, n == sreq->buflen ? IBX_OK : IBX_ERR_TRUNCATED);
+	else
+		complete_inline(rreq, n == sreq->buflen ? IBX_OK : IBX_ERR_TRUNCATED);
 }
 
 static void unexp_append(ibx_ctx_t *ctx, ibx_unexp_t *e)
@@ -183,15 +229,12 @@ static void start_rndv(ibx_ctx_t *ctx, ibx_request_t *req, int src, ibx_tag_t ta
 	req->length = msg_len;
 	st = peer->ops->rndv_recv(peer, rts, req);
 	if (st == IBX_OK && !req->completed) {
-		req->status = msg_len <= req->buflen ? IBX_OK : IBX_ERR_TRUNCATED;
-		req->completed = 1;
+		complete_inline(req, msg_len <= req->buflen ? IBX_OK : IBX_ERR_TRUNCATED);
 	} else if (st < 0 && !req->completed) {
 		if (from_progress)
 			ibx_req_complete(req, st);
-		else {
-			req->status = st;
-			req->completed = 1;
-		}
+		else
+			complete_inline(req, st);
 	}
 }
 
@@ -251,13 +294,14 @@ static ibx_status_t self_send(ibx_ctx_t *ctx, ibx_request_t *req)
 	ibx_request_t *rreq;
 	ibx_unexp_t *e;
 
+	/* (a typed send to self is packed by the typed layer: see dt_xfer.c) */
 	if (!(req->flags & IBX_SEND_SYNC)) {
 		ibx_tag_arrive_eager(ctx, ctx->rank, req->tag, req->buf, req->buflen);
 		return IBX_OK;
 	}
 	rreq = posted_match(ctx, ctx->rank, req->tag);
 	if (rreq) {
-		deliver_eager(rreq, ctx->rank, req->tag, req->buf, req->buflen, true);
+		deliver_self_sync(rreq, req, ctx->rank, true);
 		return IBX_OK;
 	}
 	e = unexp_alloc(ctx);
@@ -301,6 +345,22 @@ ibx_status_t ibx_tag_send(ibx_ctx_t *ctx, int dest, const void *buf, size_t len,
 	return st;
 }
 
+ibx_status_t ibx_tag_send_req(ibx_ctx_t *ctx, ibx_request_t *req)
+{
+	ibx_peer_t *peer = &ctx->peers[req->peer];
+	ibx_status_t st;
+
+	if (ibx_unlikely(peer->error != IBX_OK))
+		return peer->error;
+	if (req->peer == ctx->rank)
+		st = self_send(ctx, req);
+	else
+		st = peer->ops->tag_send(peer, req);
+	if (st == IBX_OK)
+		complete_inline(req, IBX_OK);
+	return st;
+}
+
 /* ---- receives -------------------------------------------------------------- */
 
 /* Hands the unexpected message @e to the receive @req (initialised for
@@ -310,7 +370,7 @@ static ibx_status_t unexp_deliver(ibx_ctx_t *ctx, ibx_unexp_t *e, ibx_request_t 
 	switch (e->kind) {
 	case UNEXP_EAGER: deliver_eager(req, e->src, e->tag, e->data, e->len, false); break;
 	case UNEXP_SELF_SYNC:
-		deliver_eager(req, e->src, e->tag, e->sreq->buf, e->len, false);
+		deliver_self_sync(req, e->sreq, e->src, false);
 		ibx_req_complete(e->sreq, IBX_OK);
 		break;
 	case UNEXP_RTS: start_rndv(ctx, req, e->src, e->tag, e->len, e->u.rts, false); break;
@@ -340,8 +400,6 @@ static ibx_unexp_t *unexp_take(ibx_ctx_t *ctx, int src, ibx_tag_t tag, ibx_tag_t
 ibx_status_t ibx_tag_recv(ibx_ctx_t *ctx, int src, void *buf, size_t len, ibx_tag_t tag,
 			  ibx_tag_t mask, ibx_request_t *req)
 {
-	ibx_unexp_t *e;
-
 	if (ibx_unlikely(!ctx || !req || (!buf && len) ||
 			 (src != IBX_ANY_SOURCE && (src < 0 || src >= ctx->size))))
 		return IBX_ERR_INVALID_PARAM;
@@ -351,7 +409,15 @@ ibx_status_t ibx_tag_recv(ibx_ctx_t *ctx, int src, void *buf, size_t len, ibx_ta
 	req->tag = tag;
 	req->mask = mask;
 	req->peer = src;
-	e = ctx->unexp_head ? unexp_take(ctx, src, tag, mask) : NULL;
+	return ibx_tag_recv_req(ctx, req);
+}
+
+ibx_status_t ibx_tag_recv_req(ibx_ctx_t *ctx, ibx_request_t *req)
+{
+	int src = req->peer;
+	ibx_unexp_t *e;
+
+	e = ctx->unexp_head ? unexp_take(ctx, src, req->tag, req->mask) : NULL;
 	if (!e) {
 		if (src != IBX_ANY_SOURCE && ctx->peers[src].error != IBX_OK)
 			return ctx->peers[src].error;
@@ -425,10 +491,20 @@ ibx_status_t ibx_tag_mrecv(ibx_ctx_t *ctx, ibx_tag_msg_t *msg, void *buf, size_t
 	ibx_req_init(req, IBX_REQ_RECV);
 	req->buf = buf;
 	req->buflen = len;
+	return ibx_tag_mrecv_req(ctx, msg, req);
+}
+
+ibx_status_t ibx_tag_mrecv_req(ibx_ctx_t *ctx, ibx_tag_msg_t *msg, ibx_request_t *req)
+{
 	req->tag = msg->tag;
 	req->mask = IBX_TAG_MASK_ALL;
 	req->peer = msg->src;
 	return unexp_deliver(ctx, msg, req);
+}
+
+bool ibx_tag_msg_take(ibx_ctx_t *ctx, ibx_tag_msg_t *msg)
+{
+	return claimed_remove(ctx, msg);
 }
 
 ibx_status_t ibx_request_cancel(ibx_ctx_t *ctx, ibx_request_t *req)

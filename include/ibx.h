@@ -127,8 +127,9 @@ struct ibx_request {
 	void *buf;
 	size_t buflen;
 	ibx_tag_t mask;
-	size_t done;	  /* progress of a multi-step protocol */
-	uint64_t priv[8]; /* path-private protocol state */
+	size_t done;	       /* progress of a multi-step protocol */
+	uint64_t priv[8];      /* path-private protocol state */
+	struct ibx_req_dt *dt; /* typed message state (core/dtype_rdma), or NULL */
 };
 
 /* ---- tagged messaging -------------------------------------------------- */

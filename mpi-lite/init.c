@@ -19,6 +19,7 @@
  * required is not). MPI_Init_thread's thread is the main thread
  * (MPI_Is_thread_main), whatever the level.
  */
+#include "dtype_rdma/dt_xfer.h"
 #include "mpil_int.h"
 #include "nbc_int.h"
 #include "p2p_int.h"
@@ -45,6 +46,13 @@ static int init_common(int required, const char *fname)
 		mpil_g.ctx = NULL;
 		return mpil_err(NULL, mpil_err_from_ibx(st), fname,
 				"the ibx engine failed to start: %s", ibx_status_str(st));
+	}
+	st = ibx_dt_xfer_init(mpil_g.ctx);
+	if (st != IBX_OK) {
+		ibx_finalize(mpil_g.ctx);
+		mpil_g.ctx = NULL;
+		return mpil_err(NULL, mpil_err_from_ibx(st), fname,
+				"typed messaging failed to start: %s", ibx_status_str(st));
 	}
 	mpil_g.world_rank = ibx_rank(mpil_g.ctx);
 	mpil_g.world_size = ibx_size(mpil_g.ctx);

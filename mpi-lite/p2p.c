@@ -14,14 +14,14 @@
  *   MPI_PROC_NULL           nothing is sent; a receive completes at once with
  *                           source MPI_PROC_NULL, tag MPI_ANY_TAG, count 0
  *
- * Non-contiguous datatypes (derived ones, padded pairs) are packed into a
- * temporary buffer by mpil_dt_pack, sent as bytes, and unpacked by
- * mpil_dt_unpack on the receiving side (on completion, for a nonblocking
- * receive, which holds its datatype until then: the user may free it).
- * Contiguous ones, derived or not, go straight from and to the user's
- * buffer. The message carries no type signature: a receive only learns
- * the byte count (MPI_Get_count says MPI_UNDEFINED when it is not a whole
- * number of elements).
+ * Non-contiguous datatypes (derived ones, padded pairs) go to the engine's
+ * typed messages (ibx_tag_send_dt / ibx_tag_recv_dt: the transfer scheme
+ * is chosen per message, no whole-message pack buffer where the path can
+ * avoid it); a nonblocking operation holds its datatype until it is
+ * released, since the user may free it. Contiguous ones, derived or not,
+ * go straight from and to the user's buffer. The message carries no type signature: a receive only
+ * learns the byte count (MPI_Get_count says MPI_UNDEFINED when it is not a whole number of
+ * elements).
  *
  * Persistent requests, buffered mode and matched probes build on the start
  * functions here: p2p_persist.c, p2p_bsend.c, p2p_mprobe.c (p2p_int.h).
@@ -44,23 +44,20 @@ static inline int send_bytes(const void *data, size_t len, int dest, int tag, MP
 }
 
 static int __attribute__((noinline))
-send_packed(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
-	    unsigned flags, const char *fname)
+send_typed(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+	   unsigned flags, const char *fname)
 {
-	size_t len = (size_t)count * dt->size;
-	void *tmp = NULL;
-	int err;
+	ibx_request_t rq;
+	ibx_status_t st;
 
-	if (len) {
-		tmp = malloc(len);
-		if (!tmp)
-			return mpil_err(comm, MPI_ERR_NO_MEM, fname,
-					"no memory to pack a %zu-byte message", len);
-		mpil_dt_pack(dt, buf, count, tmp);
-	}
-	err = send_bytes(tmp, len, dest, tag, comm, flags, fname);
-	free(tmp);
-	return err;
+	rq.cb = NULL;
+	st = ibx_tag_send_dt(mpil_g.ctx, mpil_comm_to_world(comm, dest), buf, count, dt->engine,
+			     mpil_tag(comm->cid, tag), flags, &rq);
+	if (st == IBX_INPROGRESS)
+		st = ibx_wait(mpil_g.ctx, &rq);
+	if (ibx_unlikely(st != IBX_OK))
+		return mpil_err_ibx(comm, fname, st, true, dest);
+	return MPI_SUCCESS;
 }
 
 static inline int send_blocking(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
@@ -69,22 +66,15 @@ static inline int send_blocking(const void *buf, int count, MPI_Datatype dt, int
 	if (ibx_unlikely(dest == MPI_PROC_NULL))
 		return MPI_SUCCESS;
 	if (ibx_unlikely(!mpil_dt_contig(dt)))
-		return send_packed(buf, count, dt, dest, tag, comm, flags, fname);
+		return send_typed(buf, count, dt, dest, tag, comm, flags, fname);
 	return send_bytes(mpil_data_start(buf, dt), (size_t)count * dt->size, dest, tag, comm,
 			  flags, fname);
 }
 
-/* Receives into @data (len bytes) and fills @status; a non-contiguous
- * receive then unpacks from @data. */
-static inline int recv_bytes(void *data, size_t len, int source, int tag, MPI_Comm comm,
-			     MPI_Status *status, ibx_request_t *rq, const char *fname)
+/* Waits for the receive @rq started with status @st and fills @status. */
+static inline int recv_finish(ibx_status_t st, int source, MPI_Comm comm, MPI_Status *status,
+			      ibx_request_t *rq, const char *fname)
 {
-	ibx_tag_t t, mask;
-	ibx_status_t st;
-
-	mpil_recv_match(comm, tag, &t, &mask);
-	rq->cb = NULL; /* the engine calls it on completion */
-	st = ibx_tag_recv(mpil_g.ctx, mpil_source_to_world(comm, source), data, len, t, mask, rq);
 	if (ibx_unlikely(st < 0))
 		return mpil_err_ibx(comm, fname, st, false, source);
 	st = mpil_ibx_wait(rq);
@@ -95,27 +85,40 @@ static inline int recv_bytes(void *data, size_t len, int source, int tag, MPI_Co
 	return mpil_err_req(comm, false, rq, mpil_err_from_ibx(st), fname);
 }
 
-static int __attribute__((noinline))
-recv_packed(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
-	    MPI_Status *status, const char *fname)
+static inline int recv_bytes(void *data, size_t len, int source, int tag, MPI_Comm comm,
+			     MPI_Status *status, ibx_request_t *rq, const char *fname)
 {
-	size_t len = (size_t)count * dt->size;
-	ibx_request_t rq;
-	void *tmp = NULL;
-	int err;
+	ibx_tag_t t, mask;
+	ibx_status_t st;
 
-	if (len) {
-		tmp = malloc(len);
-		if (!tmp)
-			return mpil_err(comm, MPI_ERR_NO_MEM, fname,
-					"no memory to unpack a %zu-byte message", len);
-	}
-	rq.completed = 0; /* stays so if the receive cannot even start */
-	err = recv_bytes(tmp, len, source, tag, comm, status, &rq, fname);
-	if (rq.completed && (rq.status == IBX_OK || rq.status == IBX_ERR_TRUNCATED))
-		mpil_dt_unpack(dt, tmp, rq.length < len ? rq.length : len, buf);
-	free(tmp);
-	return err;
+	mpil_recv_match(comm, tag, &t, &mask);
+	rq->cb = NULL; /* the engine calls it on completion */
+	st = ibx_tag_recv(mpil_g.ctx, mpil_source_to_world(comm, source), data, len, t, mask, rq);
+	return recv_finish(st, source, comm, status, rq, fname);
+}
+
+int mpil_check_recv_type(MPI_Comm comm, MPI_Datatype dt, int count, const char *fname)
+{
+	if (ibx_dt_overlaps(dt->engine, count))
+		return mpil_err(comm, MPI_ERR_TYPE, fname,
+				"the receive datatype's blocks overlap (%d elements)", count);
+	return MPI_SUCCESS;
+}
+
+static int __attribute__((noinline))
+recv_typed(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
+	   MPI_Status *status, const char *fname)
+{
+	ibx_request_t rq;
+	ibx_tag_t t, mask;
+	ibx_status_t st;
+
+	MPIL_CHECK(mpil_check_recv_type(comm, dt, count, fname));
+	mpil_recv_match(comm, tag, &t, &mask);
+	rq.cb = NULL;
+	st = ibx_tag_recv_dt(mpil_g.ctx, mpil_source_to_world(comm, source), buf, count, dt->engine,
+			     t, mask, &rq);
+	return recv_finish(st, source, comm, status, &rq, fname);
 }
 
 static inline int recv_blocking(void *buf, int count, MPI_Datatype dt, int source, int tag,
@@ -128,7 +131,7 @@ static inline int recv_blocking(void *buf, int count, MPI_Datatype dt, int sourc
 		return MPI_SUCCESS;
 	}
 	if (ibx_unlikely(!mpil_dt_contig(dt)))
-		return recv_packed(buf, count, dt, source, tag, comm, status, fname);
+		return recv_typed(buf, count, dt, source, tag, comm, status, fname);
 	return recv_bytes(mpil_data_start(buf, dt), (size_t)count * dt->size, source, tag, comm,
 			  status, &rq, fname);
 }
@@ -203,14 +206,13 @@ int mpil_send_start(mpil_request_t *r, const void *buf, int count, MPI_Datatype 
 
 	r->kind = MPIL_REQ_SEND;
 	if (ibx_unlikely(!mpil_dt_contig(dt)) && len) {
-		if (!r->tmpbuf && !(r->tmpbuf = malloc(len)))
-			return mpil_err(comm, MPI_ERR_NO_MEM, fname,
-					"no memory to pack a %zu-byte message", len);
-		mpil_dt_pack(dt, buf, count, r->tmpbuf);
-		data = r->tmpbuf;
+		mpil_req_hold_dtype(r, dt);
+		st = ibx_tag_send_dt(mpil_g.ctx, mpil_comm_to_world(comm, dest), buf, count,
+				     dt->engine, mpil_tag(comm->cid, tag), flags, &r->ibx);
+	} else {
+		st = ibx_tag_send(mpil_g.ctx, mpil_comm_to_world(comm, dest), data, len,
+				  mpil_tag(comm->cid, tag), flags, &r->ibx);
 	}
-	st = ibx_tag_send(mpil_g.ctx, mpil_comm_to_world(comm, dest), data, len,
-			  mpil_tag(comm->cid, tag), flags, &r->ibx);
 	if (ibx_unlikely(st < 0))
 		return mpil_err_ibx(comm, fname, st, true, dest);
 	return MPI_SUCCESS;
@@ -236,40 +238,33 @@ int mpil_isend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, M
 	return MPI_SUCCESS;
 }
 
-int mpil_recv_landing(mpil_request_t *r, void *buf, int count, MPI_Datatype dt, const char *fname,
-		      void **data_p)
+void mpil_req_hold_dtype(mpil_request_t *r, MPI_Datatype dt)
 {
-	size_t len = (size_t)count * dt->size;
-
-	if (ibx_likely(mpil_dt_contig(dt)) || !len) {
-		*data_p = mpil_data_start(buf, dt);
-		return MPI_SUCCESS;
-	}
-	if (!r->tmpbuf && !(r->tmpbuf = malloc(len)))
-		return mpil_err(r->comm, MPI_ERR_NO_MEM, fname,
-				"no memory to unpack a %zu-byte message", len);
-	r->ubuf = buf;
 	if (r->dtype != dt) { /* a persistent request holds its own already */
 		r->dtype = dt;
 		mpil_dt_retain(dt); /* released with the request */
 	}
-	*data_p = r->tmpbuf;
-	return MPI_SUCCESS;
 }
 
 int mpil_recv_start(mpil_request_t *r, void *buf, int count, MPI_Datatype dt, int source, int tag,
 		    const char *fname)
 {
 	MPI_Comm comm = r->comm;
+	size_t len = (size_t)count * dt->size;
 	ibx_tag_t t, mask;
 	ibx_status_t st;
-	void *data = NULL;
 
 	r->kind = MPIL_REQ_RECV;
-	MPIL_CHECK(mpil_recv_landing(r, buf, count, dt, fname, &data));
 	mpil_recv_match(comm, tag, &t, &mask);
-	st = ibx_tag_recv(mpil_g.ctx, mpil_source_to_world(comm, source), data,
-			  (size_t)count * dt->size, t, mask, &r->ibx);
+	if (ibx_unlikely(!mpil_dt_contig(dt)) && len) {
+		MPIL_CHECK(mpil_check_recv_type(comm, dt, count, fname));
+		mpil_req_hold_dtype(r, dt);
+		st = ibx_tag_recv_dt(mpil_g.ctx, mpil_source_to_world(comm, source), buf, count,
+				     dt->engine, t, mask, &r->ibx);
+	} else {
+		st = ibx_tag_recv(mpil_g.ctx, mpil_source_to_world(comm, source),
+				  mpil_data_start(buf, dt), len, t, mask, &r->ibx);
+	}
 	if (ibx_unlikely(st < 0))
 		return mpil_err_ibx(comm, fname, st, false, source);
 	return MPI_SUCCESS;

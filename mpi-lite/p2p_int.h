@@ -15,6 +15,7 @@
 #ifndef MPIL_P2P_INT_H
 #define MPIL_P2P_INT_H
 
+#include "dtype_rdma/dt_xfer.h"
 #include "mpil_int.h"
 
 /* ---- argument checks --------------------------------------------------------------- */
@@ -129,18 +130,18 @@ static inline void mpil_recv_match(MPI_Comm comm, int tag, ibx_tag_t *tag_p, ibx
 
 /* Starts the engine send of (buf, count, dt) to rank @dest (not
  * MPI_PROC_NULL) of r->comm on @r, which becomes MPIL_REQ_SEND. A
- * non-contiguous message is packed into r->tmpbuf (kept for the next start
- * of a persistent request). Errors are reported on r->comm; @r is left for
- * the caller to release. */
+ * non-contiguous message is a typed engine send, @r holding the type.
+ * Errors are reported on r->comm; @r is left for the caller to release. */
 int mpil_send_start(mpil_request_t *r, const void *buf, int count, MPI_Datatype dt, int dest,
 		    int tag, unsigned flags, const char *fname);
-/* Where a receive of (buf, count, dt) on @r lands: the user's buffer, or
- * for a non-contiguous type r->tmpbuf, unpacked into @buf at completion
- * (r->ubuf, r->dtype set). *data_p; errors are reported on r->comm. */
-int mpil_recv_landing(mpil_request_t *r, void *buf, int count, MPI_Datatype dt, const char *fname,
-		      void **data_p);
+/* @r holds @dt until it is released (a typed operation: the user may free
+ * the type meanwhile). */
+void mpil_req_hold_dtype(mpil_request_t *r, MPI_Datatype dt);
+/* MPI_ERR_TYPE, reported on @comm, when (dt, count) writes a byte twice. */
+int mpil_check_recv_type(MPI_Comm comm, MPI_Datatype dt, int count, const char *fname);
 /* Posts the engine receive from @source (a rank or MPI_ANY_SOURCE) on @r,
- * which becomes MPIL_REQ_RECV. */
+ * which becomes MPIL_REQ_RECV; a non-contiguous one as a typed receive
+ * (@r holds the type). */
 int mpil_recv_start(mpil_request_t *r, void *buf, int count, MPI_Datatype dt, int source, int tag,
 		    const char *fname);
 

@@ -165,21 +165,25 @@ static int mrecv_start(void *buf, int count, MPI_Datatype dt, MPI_Message *messa
 {
 	MPI_Message m = *message;
 	MPI_Comm comm = m->comm;
-	mpil_request_t *r = mpil_req_alloc();
+	size_t len = (size_t)count * dt->size;
+	bool typed = !mpil_dt_contig(dt) && len;
+	mpil_request_t *r;
 	ibx_status_t st;
-	void *data = NULL;
-	int err;
 
+	/* a bad type leaves the message: a later Mrecv may get it */
+	if (typed)
+		MPIL_CHECK(mpil_check_recv_type(comm, dt, count, fname));
+	r = mpil_req_alloc();
 	if (ibx_unlikely(!r))
 		return mpil_err(comm, MPI_ERR_NO_MEM, fname, "no memory for a request");
 	mpil_req_hold(r, comm, NULL);
 	r->kind = MPIL_REQ_RECV;
-	err = mpil_recv_landing(r, buf, count, dt, fname, &data);
-	if (ibx_unlikely(err != MPI_SUCCESS)) {
-		mpil_req_release(r); /* the message stays: a later Mrecv may get it */
-		return err;
+	if (typed) {
+		mpil_req_hold_dtype(r, dt);
+		st = ibx_tag_mrecv_dt(mpil_g.ctx, m->msg, buf, count, dt->engine, &r->ibx);
+	} else {
+		st = ibx_tag_mrecv(mpil_g.ctx, m->msg, mpil_data_start(buf, dt), len, &r->ibx);
 	}
-	st = ibx_tag_mrecv(mpil_g.ctx, m->msg, data, (size_t)count * dt->size, &r->ibx);
 	*message = MPI_MESSAGE_NULL;
 	msg_release(m);
 	if (ibx_unlikely(st < 0)) {

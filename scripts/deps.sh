@@ -6,7 +6,8 @@ set -e
 PKGS="build-essential clang clang-format pkg-config libibverbs-dev librdmacm-dev
 ibverbs-providers ibverbs-utils rdma-core rdmacm-utils libpmix-dev libnuma-dev
 libcmocka-dev openmpi-bin libopenmpi-dev mpich libmpich-dev perftest
-qemu-system-x86 busybox-static kmod iproute2 cpio procps xz-utils"
+qemu-system-x86 busybox-static kmod iproute2 cpio procps xz-utils
+slurmctld slurmd slurm-client munge"
 missing=
 for p in $PKGS; do
   st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)

@@ -131,6 +131,11 @@ typedef struct ibx_dt_block {
 ibx_status_t ibx_dt_flatten(const ibx_dt_t *dt, int64_t count, ibx_dt_block_t **blocks_p,
 			    int64_t *nblocks_p);
 
+/* True when two bytes of (dt, count) are the same memory: such a type may
+ * not be received into (the result would depend on the unpack order). The
+ * first ask sorts one element's blocks (O(b log b)); the answer is kept. */
+bool ibx_dt_overlaps(const ibx_dt_t *dt, int64_t count);
+
 /* ---- partial processing -------------------------------------------------- */
 
 /* One loop of a committed program (exposed only so that a cursor can live

@@ -87,6 +87,12 @@ struct ibx_dt {
 	ibx_dt_stats_t stats;
 	uint64_t wire_id;
 	uint32_t wire_version;
+	/* one element's blocks: 0 not known yet, 1 disjoint, 2 overlapping
+	 * (overlap.c, computed on first ask) */
+	atomic_int overlap;
+	/* the largest count of elements known not to overlap (interleaving
+	 * types: extent below the data span) */
+	_Atomic int64_t disjoint_count;
 };
 
 /* ---- checked arithmetic (false on overflow) ------------------------------ */

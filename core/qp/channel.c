@@ -35,9 +35,16 @@ static inline bool tag_is_rndv(const qp_peer_t *p, const ibx_request_t *req)
 	return (req->flags & IBX_SEND_SYNC) || req->buflen > p->eager_max;
 }
 
+/* What the send needs posted: a body of this many bytes (a scattered
+ * eager message is packed into a bounce buffer, so it counts as one that
+ * never goes inline). */
 static inline size_t tag_body_len(const qp_peer_t *p, const ibx_request_t *req)
 {
-	return tag_is_rndv(p, req) ? sizeof(qp_rts_t) : req->buflen;
+	if (tag_is_rndv(p, req))
+		return sizeof(qp_rts_t);
+	if (ibx_req_scattered(req) && req->buflen <= p->path->inline_max)
+		return p->path->inline_max + 1;
+	return req->buflen;
 }
 
 /* Starts @req (resources checked): eager -> added to the batch, complete
@@ -47,7 +54,10 @@ static ibx_status_t tag_start(qp_peer_t *p, qp_txb_t *b, ibx_request_t *req, boo
 {
 	if (tag_is_rndv(p, req))
 		return ibx_qp_rndv_send(p, b, req);
-	ibx_qp_txb_add(b, QP_MSG_EAGER, req->tag, req->buf, req->buflen);
+	if (ibx_req_scattered(req))
+		ibx_qp_txb_add_req(b, QP_MSG_EAGER, req); /* packed into the bounce */
+	else
+		ibx_qp_txb_add(b, QP_MSG_EAGER, req->tag, req->buf, req->buflen);
 	if (queued)
 		b->done[b->ndone++] = req;
 	return IBX_OK;
@@ -79,7 +89,7 @@ static ibx_status_t eager_fast(qp_peer_t *p, const ibx_request_t *req)
 	msg.h.src = p->path->ctx->rank;
 	msg.h.tag = req->tag;
 	if (req->buflen)
-		memcpy(msg.data, req->buf, req->buflen);
+		ibx_req_copy_out(req, 0, msg.data, req->buflen);
 	p->rx_told = p->rx_done;
 	p->tx_sent++;
 	p->path->stats.msgs_sent++;

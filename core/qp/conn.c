@@ -46,6 +46,7 @@ typedef struct qp_blob_ent {
 
 const ibx_path_ops_t ibx_qp_path_ops = {
     .name = "verbs",
+    .typed_send = true,
     .tag_send = ibx_qp_tag_send,
     .rndv_recv = ibx_qp_rndv_recv,
     .put = ibx_qp_rma_put,
@@ -86,8 +87,11 @@ static void path_free(qp_path_t *path)
 
 		while ((op = p->pend_head)) {
 			p->pend_head = op->next;
+			if (op->kind == OP_CTRL)
+				ibx_qp_rndv_dt_op_fail(op);
 			free(op);
 		}
+		ibx_qp_rndv_dt_peer_failed(p);
 		if (p->qp)
 			ibx_qp_destroy(p->qp);
 		free(p->sqe);
@@ -97,6 +101,7 @@ static void path_free(qp_path_t *path)
 	ibx_qp_mr_dereg(path->tx_mr);
 	ibx_qp_mr_dereg(path->mbox_mr);
 	ibx_qp_mr_dereg(path->amo_mr);
+	ibx_qp_rndv_dt_fini(path);
 	if (path->rcache)
 		ibx_rcache_destroy(path->rcache);
 	ibx_qp_cq_destroy(path->cq);
@@ -579,6 +584,13 @@ static void qp_path_fini(ibx_ctx_t *ctx, void *state)
 	path_free(path);
 }
 
+static const char *qp_path_device(void *state)
+{
+	qp_path_t *path = state;
+
+	return path && path->dev ? path->dev->name : NULL;
+}
+
 const ibx_path_module_t ibx_qp_path_module = {
     .name = "verbs",
     .init = qp_path_init,
@@ -587,4 +599,5 @@ const ibx_path_module_t ibx_qp_path_module = {
     .progress = ibx_qp_path_progress,
     .busy = qp_path_busy,
     .fini = qp_path_fini,
+    .device = qp_path_device,
 };

@@ -50,7 +50,7 @@ _Static_assert(REPOST_MAX - 1 + POLL_BATCH < QP_RX_SPARE,
 
 static inline bool op_is_rndv(const qp_op_t *op)
 {
-	return op->kind == OP_FIN || op->kind == OP_RNDV_READ;
+	return op->kind == OP_FIN || op->kind == OP_RNDV_READ || op->kind == OP_CTRL;
 }
 
 static ibx_status_t op_start(qp_peer_t *p, qp_op_t *op, bool from_queue)
@@ -217,6 +217,8 @@ static void rx_completion(qp_path_t *path, const struct ibv_wc *wc)
 	char *buf = path->rx_mem + (size_t)idx * path->rx_stride;
 	const qp_hdr_t *h = (const qp_hdr_t *)buf;
 	qp_peer_t *p;
+	uint32_t imm;
+	int seg;
 
 	if (ibx_unlikely(wc->status != IBV_WC_SUCCESS)) {
 		path->rx_free[path->rx_nfree++] = idx;
@@ -238,9 +240,17 @@ static void rx_completion(qp_path_t *path, const struct ibv_wc *wc)
 		if (!p || p->error != IBX_OK)
 			return;
 		p->rx_done++;
-		if (path->imm_cb)
-			path->imm_cb(path->ctx, p->rank, be32toh(wc->imm_data), path->imm_arg);
-		else
+		imm = be32toh(wc->imm_data);
+		seg = ibx_qp_rndv_dt_imm(p, imm);
+		if (seg < 0) {
+			ibx_error("peer %d QP 0x%x: segment write 0x%x matches no rendezvous",
+				  p->rank, p->qp->qpn, imm);
+			ibx_qp_peer_fail(p, IBX_ERR_CORRUPT, NULL);
+			return;
+		}
+		if (seg == 0 && path->imm_cb)
+			path->imm_cb(path->ctx, p->rank, imm, path->imm_arg);
+		else if (seg == 0)
 			ibx_debug("peer %d: write with immediate 0x%x and no handler", p->rank,
 				  be32toh(wc->imm_data));
 		goto credits;
@@ -289,6 +299,16 @@ static void rx_completion(qp_path_t *path, const struct ibv_wc *wc)
 		ibx_qp_rndv_fin_recv(p, &fin);
 		break;
 	}
+	case QP_MSG_CTS:
+	case QP_MSG_GRANT:
+	case QP_MSG_PACKED:
+	case QP_MSG_DONE:
+		if (!ibx_qp_rndv_dt_msg(p, h->type, buf + sizeof(*h), wc->byte_len - sizeof(*h))) {
+			path->rx_free[path->rx_nfree++] = idx;
+			rx_corrupt(path, wc, "typed rendezvous message");
+			return;
+		}
+		break;
 	default:
 		path->rx_free[path->rx_nfree++] = idx;
 		rx_corrupt(path, wc, "unknown type");

@@ -24,7 +24,10 @@
 	X(IB_TIMEOUT, INT, "14", "QP local ACK timeout exponent (4.096us * 2^N)") \
 	X(IB_RETRY, INT, "7", "QP transport retry count") \
 	X(IB_SQ_DEPTH, INT, "256", "send queue depth of each RC QP (work requests in flight per peer)") \
-	X(IB_TX_BUFS, INT, "256", "registered bounce buffers for eager sends that do not fit inline")
+	X(IB_TX_BUFS, INT, "256", "registered bounce buffers for eager sends that do not fit inline") \
+	X(IB_DT_SEGMENT, INT, "64k", "derived-datatype rendezvous (rwg-up, bc-spup): bytes per segment of the registered pack/unpack pools") \
+	X(IB_DT_SEGMENTS, INT, "64", "derived-datatype rendezvous: segments in each of the two pools (receiver's unpack area, sender's pack slots; at most 65535), made on first use; a message finding fewer than two free gets an area registered for it alone") \
+	X(IB_DT_GRANT, INT, "8", "derived-datatype rendezvous: segments one message may have in flight (at most 64)")
 // clang-format on
 
 typedef struct ibx_qp_config {

@@ -23,6 +23,11 @@ enum qp_msg_type {
 	QP_MSG_EAGER = 1, /* hdr | payload */
 	QP_MSG_RTS = 2,	  /* hdr | qp_rts_t: rendezvous announcement */
 	QP_MSG_FIN = 3,	  /* hdr | qp_fin_t: rendezvous data moved */
+	/* typed rendezvous pushed by the sender (rndv_dt.c) */
+	QP_MSG_CTS = 4,	   /* hdr | qp_cts_t | indices or layout: how to push */
+	QP_MSG_GRANT = 5,  /* hdr | qp_fin_t{id, segment}: a segment is free again */
+	QP_MSG_PACKED = 6, /* hdr | qp_rts_t: packed on request, READ it */
+	QP_MSG_DONE = 7,   /* hdr | qp_fin_t{rid}: every write of a multi-w is before this */
 };
 
 /* Largest inline eager message sent from the stack by the fast path. */
@@ -43,8 +48,35 @@ typedef struct qp_rts {
 	uint64_t addr;
 	uint64_t len;
 	uint32_t rkey;
-	uint32_t id; /* the sender's rendezvous id, echoed in the FIN */
+	uint32_t id;	    /* the sender's rendezvous id, echoed in the FIN */
+	uint32_t flags;	    /* QP_RTS_PUSH: typed data in the sender's blocks, no addr */
+	uint32_t avg_block; /* QP_RTS_PUSH: the sender's average block (bytes) */
 } qp_rts_t;
+#define QP_RTS_PUSH 0x1u
+
+/* The receiver's answer to a pushed typed rendezvous (rndv_dt.c). */
+typedef struct qp_cts {
+	uint32_t id;	   /* the sender's rendezvous id */
+	uint32_t rid;	   /* the receiver's: GRANT, DONE and immediates name it */
+	uint64_t len;	   /* bytes to move */
+	uint8_t scheme;	   /* ibx_dt_scheme_t; GENERIC / P_RRS: pack, answer PACKED */
+	uint8_t flags;	   /* QP_CTS_* */
+	uint16_t nseg;	   /* segment schemes: indices granted (uint16 each, after) */
+	uint32_t seg;	   /* segment schemes: bytes per segment */
+	uint64_t base;	   /* multi-w: the receive buffer; segments: the area */
+	uint32_t rkey;	   /* of base */
+	uint32_t blob_len; /* multi-w with QP_CTS_LAYOUT: layout bytes (after) */
+	uint64_t type_id;  /* multi-w: the receive type (id, version), count */
+	uint32_t version;
+	uint32_t pad;
+	int64_t count;
+} qp_cts_t;
+#define QP_CTS_LAYOUT 0x1u /* the layout follows (the sender caches it) */
+#define QP_CTS_CONTIG 0x2u /* multi-w into [base, base + len): no layout */
+/* Immediate data of a segment write: rendezvous bit, receiver id, index. */
+#define QP_IMM_SEG	 0x80000000u
+#define QP_IMM_RID_SHIFT 16
+#define QP_IMM_RID_MASK	 0x7fffu
 
 typedef struct qp_fin {
 	uint32_t id;
@@ -92,7 +124,16 @@ typedef struct qp_sqe {
 } qp_sqe_t;
 
 /* ---- queued operations (out of credits / send-queue slots) ---------------- */
-enum qp_op_kind { OP_FIN = 1, OP_RNDV_READ, OP_PUT, OP_GET, OP_PUT_IMM, OP_FADD, OP_CSWAP };
+enum qp_op_kind {
+	OP_FIN = 1,
+	OP_RNDV_READ,
+	OP_PUT,
+	OP_GET,
+	OP_PUT_IMM,
+	OP_FADD,
+	OP_CSWAP,
+	OP_CTRL /* rndv_dt.c: a control message, type in imm, body in iov[0] (freed) */
+};
 
 typedef struct qp_op {
 	struct qp_op *next;
@@ -143,6 +184,9 @@ typedef struct qp_peer {
 	/* rendezvous sends waiting for their FIN */
 	ibx_req_queue_t rndv_sends;
 	uint32_t rndv_next_id;
+	/* typed rendezvous receives waiting for pushed data (rndv_dt.c) */
+	struct qp_dtr *dt_recvs;
+	uint32_t dt_next_rid;
 	/* one-sided operations not completed yet (flush waits for 0) */
 	uint32_t rma_outstanding;
 	/* the latency path (channel.c: eager_fast): eager messages up to
@@ -212,6 +256,9 @@ typedef struct qp_path {
 	bool finalizing;
 	ibx_qp_imm_cb_t imm_cb;
 	void *imm_arg;
+	/* segment pools of the typed rendezvous (rndv_dt.c), made on first
+	 * use: the receiver's unpack area and the sender's pack slots */
+	struct qp_dt_pool *dt_rx_pool, *dt_tx_pool;
 } qp_path_t;
 
 /* wr_id: receives carry the buffer index with the top bit set; sends carry
@@ -261,6 +308,27 @@ void ibx_qp_rndv_peer_failed(qp_peer_t *p);
 /* OP_RNDV_READ and OP_FIN in the operation FIFO: as the rdma.c pair. */
 ibx_status_t ibx_qp_rndv_op_start(qp_peer_t *p, qp_op_t *op, bool from_queue);
 ibx_status_t ibx_qp_rndv_op_fail(qp_peer_t *p, qp_op_t *op, bool from_queue, ibx_status_t why);
+
+/* rndv_dt.c: typed rendezvous pushed by the sender (multi-w, rwg-up,
+ * bc-spup, and generic / p-rrs packed on the receiver's request) */
+/* Sender: adds the RTS of a scattered typed send to @b. */
+ibx_status_t ibx_qp_rndv_dt_send(qp_peer_t *p, struct qp_txb *b, ibx_request_t *req);
+/* Receiver: a receive matched a pushed RTS. */
+ibx_status_t ibx_qp_rndv_dt_recv(qp_peer_t *p, const qp_rts_t *rts, ibx_request_t *req, size_t n);
+/* Messages and immediates of the protocol (progress.c); false: corrupt. */
+bool ibx_qp_rndv_dt_msg(qp_peer_t *p, uint8_t type, const void *body, size_t len);
+/* 1: a segment write of ours, handled; 0: not ours; -1: corrupt. */
+int ibx_qp_rndv_dt_imm(qp_peer_t *p, uint32_t imm);
+/* The sender's share of a FIN: frees its schemes' state. */
+void ibx_qp_rndv_dt_send_done(qp_path_t *path, ibx_request_t *req);
+void ibx_qp_rndv_dt_peer_failed(qp_peer_t *p);
+ibx_status_t ibx_qp_rndv_dt_op_start(qp_peer_t *p, qp_op_t *op);
+void ibx_qp_rndv_dt_op_fail(qp_op_t *op);
+void ibx_qp_rndv_dt_fini(qp_path_t *path);
+/* rndv.c for rndv_dt.c: the READ of a receive from (addr, rkey) — a
+ * scattered typed one chooses generic or p-rrs — and FIN {id}. */
+ibx_status_t ibx_qp_rndv_read(ibx_peer_t *peer, const qp_rts_t *rts, ibx_request_t *req);
+ibx_status_t ibx_qp_rndv_fin(qp_peer_t *p, uint32_t id);
 
 /* rdma.c: one-sided operations */
 /* Posts (part of) @op: IBX_INPROGRESS when all of it is posted, IBX_OK when

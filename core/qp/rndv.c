@@ -23,12 +23,23 @@
  * A receive of zero bytes sends the FIN alone. A READ longer than the
  * port's message size goes as several WQEs posted as one chain.
  *
+ * A typed receive whose blocks are scattered (ibx_req_scattered) asks its
+ * typed layer for the scheme (the sender's bytes are always contiguous
+ * here: the verbs path takes typed sends packed): generic lands in a
+ * buffer and is unpacked at completion (the READ above, unchanged);
+ * p-rrs READs straight into the blocks — the block list as scatter
+ * entries, posted by the one-sided get (rdma.c: max_sge_rd per WQE, long
+ * lists in parts, the user buffer registered by OGR) — and then sends the
+ * FIN ([Wu03] §5.2).
+ *
  * The request fields while a rendezvous runs: the send, on the peer's
  * rndv_sends until its FIN, holds its id in priv[0] and its buffer's
  * registration in priv[1]; the receive holds the sender's id in priv[0],
  * its registration in priv[1] and "truncated" in priv[2].
  */
 #include "sendq.h"
+
+#include <stdlib.h>
 
 #define READ_CHAIN_MAX 16
 
@@ -40,6 +51,8 @@ ibx_status_t ibx_qp_rndv_send(qp_peer_t *p, qp_txb_t *b, ibx_request_t *req)
 	qp_rts_t *rts;
 	ibx_status_t st;
 
+	if (ibx_req_scattered(req))
+		return ibx_qp_rndv_dt_send(p, b, req);
 	if (req->buflen) {
 		st = ibx_rcache_region_get(p->path->rcache, req->buf, req->buflen, &reg);
 		if (st != IBX_OK) {
@@ -57,6 +70,8 @@ ibx_status_t ibx_qp_rndv_send(qp_peer_t *p, qp_txb_t *b, ibx_request_t *req)
 	rts->len = req->buflen;
 	rts->rkey = reg ? ibx_rcache_region_rkey(reg) : 0;
 	rts->id = (uint32_t)req->priv[0];
+	rts->flags = 0;
+	rts->avg_block = 0;
 	ibx_qp_txb_add(b, QP_MSG_RTS, req->tag, rts, sizeof(*rts));
 	return IBX_INPROGRESS;
 }
@@ -68,6 +83,8 @@ static void send_done(qp_peer_t *p, ibx_request_t *req, ibx_status_t st)
 	ibx_rq_remove(&p->rndv_sends, req);
 	if (reg)
 		ibx_rcache_region_put(p->path->rcache, reg);
+	if (ibx_req_scattered(req))
+		ibx_qp_rndv_dt_send_done(p->path, req);
 	ibx_req_complete(req, st);
 }
 
@@ -91,6 +108,7 @@ void ibx_qp_rndv_peer_failed(qp_peer_t *p)
 
 	while ((r = ibx_rq_first(&p->rndv_sends)))
 		send_done(p, r, IBX_ERR_UNREACHABLE);
+	ibx_qp_rndv_dt_peer_failed(p);
 }
 
 /* ---- FIN ------------------------------------------------------------------------------- */
@@ -125,13 +143,110 @@ static ibx_status_t fin_submit(qp_peer_t *p, uint32_t id)
 	return st;
 }
 
+ibx_status_t ibx_qp_rndv_fin(qp_peer_t *p, uint32_t id)
+{
+	return fin_submit(p, id);
+}
+
 /* ---- receiver ------------------------------------------------------------------------ */
+
+/* ---- receiver: p-rrs (read-scatter into a typed receive's blocks) ------------------ */
+
+typedef struct prrs {
+	ibx_request_t get;   /* the READs' request */
+	ibx_request_t *recv; /* the typed receive */
+	qp_peer_t *p;
+	uint32_t id; /* the sender's rendezvous id */
+	int n;
+	struct iovec iov[];
+} prrs_t;
+
+static void prrs_finish(prrs_t *x, ibx_status_t st)
+{
+	ibx_request_t *req = x->recv;
+
+	if (st == IBX_OK)
+		fin_submit(x->p, x->id);
+	free(x);
+	if (st == IBX_OK && req->priv[2])
+		st = IBX_ERR_TRUNCATED;
+	ibx_req_complete(req, st);
+}
+
+static void prrs_get_done(ibx_request_t *get)
+{
+	prrs_finish(ibx_container_of(get, prrs_t, get), get->status);
+}
+
+/* The receive's blocks for the first @n bytes, each at most max_msg. */
+static prrs_t *prrs_blocks(qp_peer_t *p, ibx_request_t *req, size_t n)
+{
+	size_t cap = 64, got = 0, bytes, max = p->path->max_msg;
+	prrs_t *x = malloc(sizeof(*x) + cap * sizeof(struct iovec));
+
+	if (!x)
+		return NULL;
+	x->n = 0;
+	while (got < n) {
+		struct iovec chunk[64];
+		int k = req->dt->ops->iov(req, n - got, chunk, 64, &bytes);
+
+		if (k <= 0 || !bytes)
+			goto err;
+		for (int i = 0; i < k; i++) {
+			for (size_t o = 0; o < chunk[i].iov_len; o += max) {
+				if ((size_t)x->n == cap) {
+					prrs_t *y =
+					    realloc(x, sizeof(*x) + 2 * cap * sizeof(struct iovec));
+
+					if (!y)
+						goto err;
+					x = y;
+					cap *= 2;
+				}
+				x->iov[x->n].iov_base = (char *)chunk[i].iov_base + o;
+				x->iov[x->n++].iov_len =
+				    chunk[i].iov_len - o < max ? chunk[i].iov_len - o : max;
+			}
+		}
+		got += bytes;
+	}
+	return x;
+err:
+	free(x);
+	return NULL;
+}
+
+static ibx_status_t prrs_start(ibx_peer_t *peer, const qp_rts_t *rts, ibx_request_t *req, size_t n)
+{
+	qp_peer_t *p = peer->path;
+	prrs_t *x = prrs_blocks(p, req, n);
+	ibx_status_t st;
+
+	if (!x)
+		return IBX_ERR_NO_MEMORY;
+	x->recv = req;
+	x->p = p;
+	x->id = rts->id;
+	x->get.cb = prrs_get_done;
+	x->get.user_data = NULL;
+	ibx_req_init(&x->get, IBX_REQ_RECV);
+	st = ibx_qp_rma_get(peer, x->iov, x->n, rts->addr, rts->rkey, &x->get);
+	if (st == IBX_OK) {
+		/* done at once: the FIN, and the tag layer completes the receive */
+		fin_submit(p, rts->id);
+		free(x);
+		return IBX_OK;
+	}
+	if (st < 0)
+		free(x);
+	return st;
+}
 
 ibx_status_t ibx_qp_rndv_recv(ibx_peer_t *peer, const void *rtsv, ibx_request_t *req)
 {
 	qp_peer_t *p = peer->path;
 	qp_rts_t rts;
-	qp_op_t op;
 	size_t n;
 
 	if (p->error != IBX_OK)
@@ -148,11 +263,34 @@ ibx_status_t ibx_qp_rndv_recv(ibx_peer_t *peer, const void *rtsv, ibx_request_t 
 
 		return st < 0 ? st : IBX_OK;
 	}
+	if (rts.flags & QP_RTS_PUSH)
+		return ibx_qp_rndv_dt_recv(p, &rts, req, n);
+	return ibx_qp_rndv_read(peer, &rts, req);
+}
+
+ibx_status_t ibx_qp_rndv_read(ibx_peer_t *peer, const qp_rts_t *rts, ibx_request_t *req)
+{
+	qp_peer_t *p = peer->path;
+	size_t n = rts->len < req->buflen ? rts->len : req->buflen;
+	qp_op_t op;
+
+	if (ibx_req_scattered(req)) {
+		unsigned can = IBX_DT_CAN(IBX_DT_SCHEME_P_RRS);
+		/* chosen already when the sender packed on our request */
+		int scheme = req->dt->scheme != IBX_DT_SCHEME_AUTO
+				 ? req->dt->scheme
+				 : req->dt->ops->choose(req, n, true, 0, can, can);
+
+		if (scheme < 0)
+			return IBX_ERR_NO_MEMORY;
+		if (scheme == IBX_DT_SCHEME_P_RRS)
+			return prrs_start(peer, rts, req, n);
+	}
 	memset(&op, 0, sizeof(op));
 	op.kind = OP_RNDV_READ;
 	op.req = req;
-	op.raddr = rts.addr;
-	op.rkey = rts.rkey;
+	op.raddr = rts->addr;
+	op.rkey = rts->rkey;
 	op.a = n;
 	return ibx_qp_op_submit(p, &op);
 }
@@ -242,13 +380,17 @@ ibx_status_t ibx_qp_rndv_op_start(qp_peer_t *p, qp_op_t *op, bool from_queue)
 
 	if (op->kind == OP_RNDV_READ)
 		return read_start(p, op, from_queue);
+	if (op->kind == OP_CTRL)
+		return ibx_qp_rndv_dt_op_start(p, op);
 	st = fin_start(p, op->imm);
 	return st == IBX_OK ? IBX_INPROGRESS : st;
 }
 
 ibx_status_t ibx_qp_rndv_op_fail(qp_peer_t *p, qp_op_t *op, bool from_queue, ibx_status_t why)
 {
-	/* a FIN of a failed peer has no one left to tell */
+	/* a FIN (or control message) of a failed peer has no one left to tell */
+	if (op->kind == OP_CTRL)
+		ibx_qp_rndv_dt_op_fail(op);
 	if (op->kind == OP_RNDV_READ) {
 		read_release(p->path, op->req);
 		if (from_queue)

@@ -143,17 +143,13 @@ void ibx_qp_sq_reclaim(qp_path_t *path)
 
 /* ---- message batches -------------------------------------------------------------- */
 
-void ibx_qp_txb_add(qp_txb_t *b, uint8_t type, ibx_tag_t tag, const void *body, size_t len)
+/* Claims entry i of the batch for a message of @type and fills its header. */
+static qp_sqe_t *txb_claim(qp_txb_t *b, uint8_t type, ibx_tag_t tag, int *i_p, uint64_t *wr_id_p)
 {
 	qp_peer_t *p = b->p;
 	qp_path_t *path = p->path;
 	int i = b->n++;
 	qp_hdr_t *h = &b->hdr[i];
-	struct ibv_sge *sge = b->sge[i];
-	uint64_t wr_id;
-	qp_sqe_t *e;
-	unsigned flags = 0;
-	int nsge;
 
 	p->tx_sent++;
 	path->stats.msgs_sent++;
@@ -163,30 +159,68 @@ void ibx_qp_txb_add(qp_txb_t *b, uint8_t type, ibx_tag_t tag, const void *body, 
 	h->src = path->ctx->rank;
 	h->tag = tag;
 	p->rx_told = p->rx_done;
+	*i_p = i;
+	return qp_sqe_next(p, SQE_MSG, IBV_WR_SEND, false, wr_id_p);
+}
 
-	e = qp_sqe_next(p, SQE_MSG, IBV_WR_SEND, false, &wr_id);
-	if (qp_msg_fits_inline(p, len)) {
-		sge[0] = (struct ibv_sge){(uintptr_t)h, sizeof(*h), 0};
-		sge[1] = (struct ibv_sge){(uintptr_t)body, (uint32_t)len, 0};
-		nsge = len ? 2 : 1;
-		flags |= IBX_QP_INLINE;
-	} else {
-		uint32_t t = path->tx_free[--path->tx_nfree];
-		char *buf = path->tx_mem + (size_t)t * path->tx_stride;
-
-		memcpy(buf, h, sizeof(*h));
-		if (len)
-			memcpy(buf + sizeof(*h), body, len);
-		e->txbuf = (int32_t)t;
-		sge[0] = (struct ibv_sge){(uintptr_t)buf, (uint32_t)(sizeof(*h) + len),
-					  path->tx_mr->lkey};
-		nsge = 1;
-	}
+/* Links entry i, with its SGEs, into the batch's chain. */
+static void txb_link(qp_txb_t *b, int i, qp_sqe_t *e, int nsge, unsigned flags, uint64_t wr_id)
+{
 	if (e->signaled)
 		flags |= IBX_QP_SIGNALED;
-	ibx_qp_wr_send(&b->wr[i], sge, nsge, wr_id, flags);
+	ibx_qp_wr_send(&b->wr[i], b->sge[i], nsge, wr_id, flags);
 	if (i)
 		b->wr[i - 1].next = &b->wr[i];
+}
+
+/* A bounce buffer for entry i, holding its header; returns where the
+ * body goes. */
+static char *txb_bounce(qp_txb_t *b, int i, qp_sqe_t *e, size_t len)
+{
+	qp_path_t *path = b->p->path;
+	uint32_t t = path->tx_free[--path->tx_nfree];
+	char *buf = path->tx_mem + (size_t)t * path->tx_stride;
+
+	memcpy(buf, &b->hdr[i], sizeof(qp_hdr_t));
+	e->txbuf = (int32_t)t;
+	b->sge[i][0] =
+	    (struct ibv_sge){(uintptr_t)buf, (uint32_t)(sizeof(qp_hdr_t) + len), path->tx_mr->lkey};
+	return buf + sizeof(qp_hdr_t);
+}
+
+void ibx_qp_txb_add(qp_txb_t *b, uint8_t type, ibx_tag_t tag, const void *body, size_t len)
+{
+	struct ibv_sge *sge;
+	uint64_t wr_id;
+	qp_sqe_t *e;
+	int i, nsge;
+
+	e = txb_claim(b, type, tag, &i, &wr_id);
+	sge = b->sge[i];
+	if (qp_msg_fits_inline(b->p, len)) {
+		sge[0] = (struct ibv_sge){(uintptr_t)&b->hdr[i], sizeof(qp_hdr_t), 0};
+		sge[1] = (struct ibv_sge){(uintptr_t)body, (uint32_t)len, 0};
+		nsge = len ? 2 : 1;
+		txb_link(b, i, e, nsge, IBX_QP_INLINE, wr_id);
+		return;
+	}
+	if (len)
+		memcpy(txb_bounce(b, i, e, len), body, len);
+	txb_link(b, i, e, 1, 0, wr_id);
+}
+
+void ibx_qp_txb_add_req(qp_txb_t *b, uint8_t type, ibx_request_t *req)
+{
+	uint64_t wr_id;
+	qp_sqe_t *e;
+	int i;
+
+	e = txb_claim(b, type, req->tag, &i, &wr_id);
+	if (req->buflen)
+		ibx_req_copy_out(req, 0, txb_bounce(b, i, e, req->buflen), req->buflen);
+	else
+		txb_bounce(b, i, e, 0);
+	txb_link(b, i, e, 1, 0, wr_id);
 }
 
 ibx_status_t ibx_qp_txb_flush(qp_txb_t *b)

@@ -212,6 +212,9 @@ static inline bool qp_msg_can_post(qp_peer_t *p, size_t body)
  * inline) bounce buffer; the caller checked qp_msg_can_post and that the
  * batch has room. */
 void ibx_qp_txb_add(qp_txb_t *b, uint8_t type, ibx_tag_t tag, const void *body, size_t len);
+/* The same for a scattered typed eager send: packed straight into a bounce
+ * buffer (the caller checked one is free). */
+void ibx_qp_txb_add_req(qp_txb_t *b, uint8_t type, ibx_request_t *req);
 /* Posts the batch as one chain, then completes the eager sends queued
  * with it (their payloads were copied by the post). */
 ibx_status_t ibx_qp_txb_flush(qp_txb_t *b);

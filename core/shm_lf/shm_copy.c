@@ -46,9 +46,9 @@ void ibx_shm_pipe_init(ibx_shm_pipe_t *p, ibx_shm_chunk_hdr_t *hdrs, uint8_t *da
 	p->ack = ack;
 }
 
-size_t ibx_shm_pipe_push(ibx_shm_pipe_t *p, const void *src, size_t len, size_t off)
+size_t ibx_shm_pipe_push(ibx_shm_pipe_t *p, const ibx_request_t *req, size_t at, size_t len,
+			 size_t off)
 {
-	const uint8_t *s = src;
 	size_t done = 0;
 
 	while (done < len) {
@@ -69,7 +69,7 @@ size_t ibx_shm_pipe_push(ibx_shm_pipe_t *p, const void *src, size_t len, size_t 
 		if (want > p->chunk)
 			want = p->chunk;
 		n = len - done < want ? len - done : want;
-		memcpy(p->data + (size_t)c * p->chunk, s + done, n);
+		ibx_req_copy_out(req, at + done, p->data + (size_t)c * p->chunk, n);
 		p->hdrs[c].len = n;
 		chunk_publish(&p->hdrs[c], p->pos);
 		p->pos++;
@@ -78,9 +78,8 @@ size_t ibx_shm_pipe_push(ibx_shm_pipe_t *p, const void *src, size_t len, size_t 
 	return done;
 }
 
-size_t ibx_shm_pipe_pull(ibx_shm_pipe_t *p, void *dst, size_t len)
+size_t ibx_shm_pipe_pull(ibx_shm_pipe_t *p, ibx_request_t *req, size_t at, size_t len)
 {
-	uint8_t *d = dst;
 	size_t done = 0;
 
 	while (done < len) {
@@ -92,7 +91,7 @@ size_t ibx_shm_pipe_pull(ibx_shm_pipe_t *p, void *dst, size_t len)
 		n = p->hdrs[c].len;
 		if (ibx_unlikely(n == 0 || n > p->chunk || n > len - done))
 			return (size_t)-1;
-		memcpy(d + done, p->data + (size_t)c * p->chunk, n);
+		ibx_req_copy_in(req, at + done, p->data + (size_t)c * p->chunk, n);
 		p->pos++;
 		done += n;
 		/* per chunk, so that the sender refills while we copy the next */

@@ -479,17 +479,19 @@ typedef struct ibx_shm_pipe {
 /* No ramp: every chunk full (p->first = chunk; the path sets its ramp). */
 void ibx_shm_pipe_init(ibx_shm_pipe_t *p, ibx_shm_chunk_hdr_t *hdrs, uint8_t *data, size_t chunk,
 		       uint32_t nchunks, ibx_shm_ack_t *ack);
-/* Sender: copies the next bytes of a message (at most @len, of which @off
- * bytes were pushed before) into free chunks; returns the bytes copied (0
- * when every chunk is still full). A chunk carries clamp(3 x (@off + bytes
- * pushed by this call), first, chunk): a small first chunk starts the
- * receiver's copy early, the next ones soon fill whole chunks; an @off of
- * SIZE_MAX / 4 or more means whole chunks from the start. */
-size_t ibx_shm_pipe_push(ibx_shm_pipe_t *p, const void *src, size_t len, size_t off);
+/* Sender: copies the next bytes of a message — of @req's bytes from
+ * offset @at, at most @len (through the cursor for a typed request: the
+ * segment pack of BC-SPUP), @off of them pushed before — into free chunks; returns the bytes copied
+ * (0 when every chunk is still full). A chunk carries clamp(3 x (@off + bytes pushed by this call),
+ * first, chunk): a small first chunk starts the receiver's copy early, the next ones soon fill
+ * whole chunks; an @off of SIZE_MAX / 4 or more means whole chunks from the start. */
+size_t ibx_shm_pipe_push(ibx_shm_pipe_t *p, const ibx_request_t *req, size_t at, size_t len,
+			 size_t off);
 /* Receiver: copies full chunks of the current message (at most @len bytes
- * remain) to @dst and frees them; returns the bytes copied, or
+ * remain) into @req's bytes from offset @at (unpacking a typed request)
+ * and frees them; returns the bytes copied, or
  * (size_t)-1 if the writer published a chunk that does not fit. */
-size_t ibx_shm_pipe_pull(ibx_shm_pipe_t *p, void *dst, size_t len);
+size_t ibx_shm_pipe_pull(ibx_shm_pipe_t *p, ibx_request_t *req, size_t at, size_t len);
 
 /* ---- which copy for a rendezvous (shm_calib.c) ----------------------------- */
 

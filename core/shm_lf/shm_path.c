@@ -55,6 +55,7 @@ typedef struct shm_boot_info {
 
 static const ibx_path_ops_t shm_ops = {
     .name = "shm",
+    .typed_send = true,
     .tag_send = ibx_shm_tag_send,
     .rndv_recv = ibx_shm_rndv_recv,
     .put = ibx_shm_rma_put,

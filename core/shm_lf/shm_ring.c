@@ -55,11 +55,41 @@ static bool eager_long(shm_peer_t *p, uint64_t tag, const void *buf, size_t len)
 	return ibx_shm_tx_send(&p->tx, IBX_SHM_PKT_EAGER, 0, tag, buf, len);
 }
 
+/* A scattered typed eager message: packed straight into a cell ([Wu03]
+ * §7.1: the eager buffer is the pack buffer), or, every cell full (or no
+ * cells), packed into a bounce that goes into slots. */
+static bool eager_typed(shm_peer_t *p, ibx_request_t *req)
+{
+	size_t len = req->buflen;
+	uint8_t *cell;
+	void *bounce;
+	bool ok;
+
+	if (len <= p->txc.size && ibx_shm_tx_room(&p->tx, 1) &&
+	    (cell = ibx_shm_cell_claim(&p->txc))) {
+		ibx_req_copy_out(req, 0, cell, len);
+		ibx_shm_tx_write_hdr(&p->tx, IBX_SHM_PKT_CELL, req->tag, len);
+		ibx_shm_cell_filled(&p->txc);
+		return true;
+	}
+	if (!ibx_shm_tx_room(&p->tx, ibx_shm_pkt_slots(len)))
+		return false;
+	bounce = malloc(len ? len : 1);
+	if (!bounce)
+		return false; /* retried from the pending queue */
+	ibx_req_copy_out(req, 0, bounce, len);
+	ok = ibx_shm_tx_send(&p->tx, IBX_SHM_PKT_EAGER, 0, req->tag, bounce, len);
+	free(bounce);
+	return ok;
+}
+
 /* Puts an eager packet or an RTS into the ring; false when it is full. */
 static bool send_start(shm_peer_t *p, ibx_request_t *req)
 {
 	if (RQ_RNDV(req))
 		return ibx_shm_rndv_send(p, req);
+	if (ibx_req_scattered(req))
+		return eager_typed(p, req);
 	if (req->buflen > IBX_SHM_CELL_MIN)
 		return eager_long(p, req->tag, req->buf, req->buflen);
 	return ibx_shm_tx_send(&p->tx, IBX_SHM_PKT_EAGER, 0, req->tag, req->buf, req->buflen);
@@ -86,7 +116,7 @@ ibx_status_t ibx_shm_tag_send(ibx_peer_t *peer, ibx_request_t *req)
 
 	/* the fast path: a few compares, the slot stores, one release */
 	if (ibx_likely(!(req->flags & IBX_SEND_SYNC) && req->buflen <= p->eager_limit &&
-		       ibx_list_empty(&p->pending))) {
+		       ibx_list_empty(&p->pending) && !ibx_req_scattered(req))) {
 		if (ibx_likely(req->buflen <= IBX_SHM_CELL_MIN)
 			? ibx_likely(ibx_shm_tx_send(&p->tx, IBX_SHM_PKT_EAGER, 0, req->tag,
 						     req->buf, req->buflen))

@@ -73,8 +73,9 @@ bool ibx_shm_rndv_send(shm_peer_t *p, ibx_request_t *req)
 	rts.len = req->buflen;
 	rts.addr = (uint64_t)(uintptr_t)req->buf;
 	rts.id = (uint32_t)RQ_ID(req);
-	/* an offer: the receiver knows how much it takes, and chooses */
-	rts.flags = p->cma_ok ? IBX_SHM_RTS_CMA : 0;
+	/* an offer: the receiver knows how much it takes, and chooses; a
+	 * scattered typed send has no one buffer to read from */
+	rts.flags = p->cma_ok && !ibx_req_scattered(req) ? IBX_SHM_RTS_CMA : 0;
 	if (!ibx_shm_tx_send(&p->tx, IBX_SHM_PKT_RTS, 0, req->tag, &rts, sizeof(rts)))
 		return false;
 	ibx_rq_push(&p->rndv_tx, req);
@@ -139,8 +140,8 @@ static int pipe_tx_work(shm_peer_t *p)
 			 * others the receiver is busy anyway, whole chunks cost
 			 * fewer hand-offs */
 			size_t off = req->link.next ? SIZE_MAX / 4 : req->done;
-			size_t k = ibx_shm_pipe_push(&p->ptx, (const char *)req->buf + req->done,
-						     want - req->done, off);
+			size_t k =
+			    ibx_shm_pipe_push(&p->ptx, req, req->done, want - req->done, off);
 
 			req->done += k;
 			n += k != 0;
@@ -165,8 +166,7 @@ static int pipe_rx_work(shm_state_t *st, shm_peer_t *p)
 		size_t want = RQ_BYTES(req);
 
 		if (req->done < want) {
-			size_t k = ibx_shm_pipe_pull(&p->prx, (char *)req->buf + req->done,
-						     want - req->done);
+			size_t k = ibx_shm_pipe_pull(&p->prx, req, req->done, want - req->done);
 
 			if (k == (size_t)-1) {
 				ibx_error("shm: rank %d published a pipe chunk that does not fit "
@@ -246,6 +246,62 @@ static ibx_status_t rndv_recv_cma(shm_peer_t *p, const ibx_shm_rts_t *rts, ibx_r
 	return IBX_INPROGRESS;
 }
 
+/*
+ * P-RRS on shared memory: the sender's bytes are contiguous (a contiguous
+ * type, or packed by the typed layer); the kernel copies them straight
+ * into the receive's blocks, CMA_SCATTER_IOV blocks per call. Then FIN.
+ * IBX_ERR_UNSUPPORTED, with nothing moved, when the kernel refuses.
+ */
+#define CMA_SCATTER_IOV 64
+
+static ibx_status_t rndv_recv_cma_scatter(shm_peer_t *p, const ibx_shm_rts_t *rts,
+					  ibx_request_t *req, size_t n)
+{
+	struct iovec iov[CMA_SCATTER_IOV];
+	ibx_status_t s = IBX_OK;
+	size_t done = 0, bytes;
+
+	while (done < n && s == IBX_OK) {
+		int cnt = req->dt->ops->iov(req, n - done, iov, CMA_SCATTER_IOV, &bytes);
+
+		if (cnt <= 0 || bytes == 0) {
+			s = IBX_ERR_CORRUPT;
+			break;
+		}
+		s = ibx_shm_cma_xfer(p->pid, iov, cnt, rts->addr + done, false);
+		if (s == IBX_ERR_UNSUPPORTED && done == 0) {
+			p->cma_ok = false;
+			return s;
+		}
+		done += bytes;
+	}
+	if (s == IBX_ERR_UNREACHABLE) {
+		ibx_shm_peer_fail(p->st, p, s);
+		return s;
+	}
+	if (s != IBX_OK)
+		ibx_error("shm: scattering %zu bytes from rank %d (pid %d) failed: %s", n, p->rank,
+			  (int)p->pid, ibx_status_str(s));
+	ibx_shm_send_ctrl64(p, IBX_SHM_PKT_FIN, rts->id, (uint64_t)(int64_t)s);
+	return s;
+}
+
+/* A typed receive: the scheme for this message (dt_select.c), which may
+ * give the request a contiguous landing buffer (generic). */
+static int rndv_recv_scheme(shm_peer_t *p, const ibx_shm_rts_t *rts, ibx_request_t *req, size_t n)
+{
+	bool contig = rts->flags & IBX_SHM_RTS_CMA; /* offered only from one buffer */
+	unsigned can = IBX_DT_CAN(IBX_DT_SCHEME_BC_SPUP), fast = can;
+
+	if (contig && p->cma_ok) {
+		can |= IBX_DT_CAN(IBX_DT_SCHEME_P_RRS);
+		/* the single copy only where it beats the pipe (shm_calib.c) */
+		if (p->st->cma_threshold && n >= p->st->cma_threshold)
+			fast |= IBX_DT_CAN(IBX_DT_SCHEME_P_RRS);
+	}
+	return req->dt->ops->choose(req, n, contig, 0, can, fast);
+}
+
 /* FINW: the sender has written its part of a split single copy. */
 static ibx_status_t rx_finw(shm_peer_t *p, uint32_t id, uint64_t val)
 {
@@ -278,8 +334,23 @@ ibx_status_t ibx_shm_rndv_recv(ibx_peer_t *peer, const void *rts_bytes, ibx_requ
 		ibx_shm_send_ctrl64(p, IBX_SHM_PKT_FIN, rts.id, (uint64_t)IBX_OK);
 		return IBX_OK;
 	}
-	if ((rts.flags & IBX_SHM_RTS_CMA) && p->cma_ok && p->st->cma_threshold &&
-	    n >= p->st->cma_threshold) {
+	if (ibx_req_scattered(req)) {
+		int scheme = rndv_recv_scheme(p, &rts, req, n);
+
+		if (scheme < 0)
+			return IBX_ERR_NO_MEMORY;
+		if (scheme == IBX_DT_SCHEME_P_RRS) {
+			ibx_status_t s = rndv_recv_cma_scatter(p, &rts, req, n);
+
+			if (s != IBX_ERR_UNSUPPORTED) {
+				p->st->nrecv_cma++;
+				return s;
+			}
+			p->st->nrecv_refused++;
+		}
+	}
+	if (!ibx_req_scattered(req) && (rts.flags & IBX_SHM_RTS_CMA) && p->cma_ok &&
+	    p->st->cma_threshold && n >= p->st->cma_threshold) {
 		ibx_status_t s = rndv_recv_cma(p, &rts, req, n);
 
 		if (s != IBX_ERR_UNSUPPORTED) {

@@ -366,6 +366,8 @@ static int pipe_writer(pipe_test_t *t)
 	ibx_shm_pipe_t p;
 	unsigned spins = 0;
 
+	ibx_request_t rq = {.buf = buf};
+
 	ibx_shm_pipe_init(&p, t->hdrs, t->data, 4096, 4, &t->ack);
 	p.first = 1000; /* the ramp: 1000, 3000, then whole 4096-byte chunks */
 	for (uint64_t i = 0; i < t->nmsg; i++) {
@@ -373,7 +375,7 @@ static int pipe_writer(pipe_test_t *t)
 
 		msg_fill(i, buf, len);
 		while (done < len) {
-			size_t n = ibx_shm_pipe_push(&p, buf + done, len - done, done);
+			size_t n = ibx_shm_pipe_push(&p, &rq, done, len - done, done);
 
 			if (!n) {
 				atomic_store(&t->writer_saw_full, 1);
@@ -391,6 +393,8 @@ static int pipe_reader(pipe_test_t *t)
 	ibx_shm_pipe_t p;
 	unsigned spins = 0;
 
+	ibx_request_t rq = {.buf = buf};
+
 	ibx_shm_pipe_init(&p, t->hdrs, t->data, 4096, 4, &t->ack);
 	while (!atomic_load(&t->writer_saw_full))
 		relax(&spins);
@@ -399,7 +403,7 @@ static int pipe_reader(pipe_test_t *t)
 
 		memset(buf, 0, len);
 		while (done < len) {
-			size_t n = ibx_shm_pipe_pull(&p, buf + done, len - done);
+			size_t n = ibx_shm_pipe_pull(&p, &rq, done, len - done);
 
 			if (n == (size_t)-1)
 				return 20;
@@ -451,12 +455,13 @@ static void test_pipe_corrupt(void **state)
 	pipe_test_t *t = shared_alloc(sizeof(*t));
 	ibx_shm_pipe_t tx, rx;
 	uint8_t buf[8192];
+	ibx_request_t rq = {.buf = buf};
 
 	ibx_shm_pipe_init(&tx, t->hdrs, t->data, 4096, 4, &t->ack);
 	ibx_shm_pipe_init(&rx, t->hdrs, t->data, 4096, 4, &t->ack);
 	memset(buf, 1, sizeof(buf));
-	assert_int_equal(ibx_shm_pipe_push(&tx, buf, 3000, 0), 3000);
-	assert_int_equal(ibx_shm_pipe_pull(&rx, buf, 100), (size_t)-1);
+	assert_int_equal(ibx_shm_pipe_push(&tx, &rq, 0, 3000, 0), 3000);
+	assert_int_equal(ibx_shm_pipe_pull(&rx, &rq, 0, 100), (size_t)-1);
 	munmap(t, sizeof(*t));
 }
 

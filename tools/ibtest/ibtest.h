@@ -72,4 +72,8 @@ void ibtest_report_end(ibtest_report_t *r);
 void ibtest_report_json_row(ibtest_report_t *r, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* `ibtest dtype --calibrate` (dtype_calib.c): the datatype selector's
+ * thresholds for this device, measured and stored. */
+int ibtest_dtype_calibrate(int argc, char **argv);
+
 #endif
