@@ -33,7 +33,8 @@ typedef struct dtx_req {
 	const ibx_dt_t *dt;
 	int64_t count;
 	void *ubuf; /* the user's buffer */
-	void *tmp;  /* packed mode: the contiguous bytes */
+	void *tmp;  /* packed mode: the contiguous bytes (buf_get) */
+	size_t tmp_cap;
 	bool recv;
 	ibx_dt_cursor_t cur; /* out / in / iov resume here; pos -1: not set */
 	bool cur_ok;
@@ -48,6 +49,13 @@ typedef struct dtx_req {
  * sender never lacks one the receiver thinks it has. Beyond that the
  * receiver sends the layout with every message. */
 #define DTX_LAYOUTS 64
+/* Whole-message pack buffers (generic, p-rrs) are kept for reuse, up to
+ * DTX_BUFS of them and DTX_BUF_BYTES in all: a buffer freshly mapped for
+ * every message costs its page faults, and its unmapping a TLB shootdown,
+ * each time (1 ms per 512 KiB message in a VM). Reused, it also stays
+ * registered in the verbs path's registration cache. */
+#define DTX_BUFS      8
+#define DTX_BUF_BYTES (256u << 20)
 
 typedef struct dtx_layout_id {
 	uint64_t id;
@@ -73,6 +81,12 @@ typedef struct dtx_state {
 	uint64_t logged[DTX_LOG_SLOTS];
 	int npeers;
 	dtx_peer_t **peers; /* [npeers], made on first use */
+	/* pack buffers kept for the next message (see buf_get) */
+	struct {
+		void *p;
+		size_t cap;
+	} bufs[DTX_BUFS];
+	size_t buf_bytes;
 } dtx_state_t;
 
 #define DTX_FREE_MAX 64
@@ -116,6 +130,8 @@ static void dtx_fini(ibx_ctx_t *ctx)
 	}
 	free(st->peers);
 
+	for (int i = 0; i < DTX_BUFS; i++)
+		free(st->bufs[i].p);
 	while (st->free_list) {
 		dtx_req_t *r = st->free_list;
 
@@ -198,6 +214,71 @@ uint64_t ibx_dt_scheme_count(const ibx_ctx_t *ctx, ibx_dt_scheme_t s)
 	return st && (unsigned)s < IBX_DT_SCHEME_COUNT ? st->count[s] : 0;
 }
 
+/* ---- pack buffers ------------------------------------------------------------------------ */
+
+/* A buffer of at least @len bytes: the smallest kept one that fits without
+ * wasting more than its size again, else a new one (page-rounded). */
+static void *buf_get(dtx_state_t *st, size_t len, size_t *cap_p)
+{
+	int best = -1;
+	size_t cap;
+	void *p;
+
+	for (int i = 0; i < DTX_BUFS; i++) {
+		if (st->bufs[i].p && st->bufs[i].cap >= len && st->bufs[i].cap / 2 <= len + 4096 &&
+		    (best < 0 || st->bufs[i].cap < st->bufs[best].cap))
+			best = i;
+	}
+	if (best >= 0) {
+		p = st->bufs[best].p;
+		*cap_p = st->bufs[best].cap;
+		st->buf_bytes -= st->bufs[best].cap;
+		st->bufs[best].p = NULL;
+		return p;
+	}
+	cap = (len + 4095) & ~(size_t)4095;
+	if (!cap)
+		cap = 4096;
+	if (posix_memalign(&p, 4096, cap) != 0)
+		return NULL;
+	*cap_p = cap;
+	return p;
+}
+
+/* Keeps @p for a later message, or frees it (the largest kept one goes
+ * first when the cache is full). */
+static void buf_put(dtx_state_t *st, void *p, size_t cap)
+{
+	int slot = -1, largest = -1;
+
+	if (!p)
+		return;
+	for (int i = 0; i < DTX_BUFS; i++) {
+		if (!st->bufs[i].p && slot < 0)
+			slot = i;
+		if (st->bufs[i].p && (largest < 0 || st->bufs[i].cap > st->bufs[largest].cap))
+			largest = i;
+	}
+	if (cap > DTX_BUF_BYTES) {
+		free(p);
+		return;
+	}
+	while ((slot < 0 || st->buf_bytes + cap > DTX_BUF_BYTES) && largest >= 0) {
+		free(st->bufs[largest].p);
+		st->buf_bytes -= st->bufs[largest].cap;
+		st->bufs[largest].p = NULL;
+		slot = largest;
+		largest = -1;
+		for (int i = 0; i < DTX_BUFS; i++)
+			if (st->bufs[i].p &&
+			    (largest < 0 || st->bufs[i].cap > st->bufs[largest].cap))
+				largest = i;
+	}
+	st->bufs[slot].p = p;
+	st->bufs[slot].cap = cap;
+	st->buf_bytes += cap;
+}
+
 /* ---- per-request state ------------------------------------------------------------------ */
 
 static dtx_req_t *dtx_req_get(dtx_state_t *st)
@@ -215,7 +296,8 @@ static dtx_req_t *dtx_req_get(dtx_state_t *st)
 
 static void dtx_req_put(dtx_state_t *st, dtx_req_t *r)
 {
-	free(r->tmp);
+	buf_put(st, r->tmp, r->tmp_cap);
+	r->tmp = NULL;
 	if (st->nfree >= DTX_FREE_MAX) {
 		free(r);
 		return;
@@ -306,7 +388,7 @@ static void log_choice(dtx_state_t *st, const dtx_req_t *r, size_t len, const ch
  * own (unpacked by `done`). */
 static int make_packed_recv(ibx_request_t *req, dtx_req_t *r)
 {
-	void *tmp = malloc(req->buflen ? req->buflen : 1);
+	void *tmp = buf_get(r->ctx->dtx, req->buflen, &r->tmp_cap);
 
 	if (!tmp)
 		return -1;
@@ -585,7 +667,7 @@ ibx_status_t ibx_tag_send_dt(ibx_ctx_t *ctx, int dest, const void *buf, int64_t 
 	req->peer = dest;
 	r->hdr.avg_block = avg_block(dt);
 	if (!send_scattered(ctx, dest, ctx->dtx)) {
-		r->tmp = malloc(len);
+		r->tmp = buf_get(ctx->dtx, len, &r->tmp_cap);
 		if (!r->tmp) {
 			req->dt = NULL;
 			dtx_req_put(ctx->dtx, r);
