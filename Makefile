@@ -2,12 +2,14 @@
 #
 #   make                      build everything into $(BUILD)
 #   make check                install missing Debian packages, build, run every suite
+#                             (sanitizer and fuzz lanes included: tests/run-tests.sh)
 #   make demo                 the main job: build and run a multi-rank program
 #   make SAN=address|thread   sanitizer build (into build-asan / build-tsan)
 #   make WERROR=1             warnings are errors (CI)
 #   make CC=clang             any C11 compiler
 #   make install PREFIX=/opt/ibx
 #   make format / format-check
+#   make fuzz                 libFuzzer targets (clang) into $(BUILD)/fuzz
 #
 # Sources are found by directory: every core/**/*.c goes into libibx,
 # mpi-lite/*.c into libmpilite, tools/ibtest/*.c into ibtest,
@@ -110,8 +112,8 @@ ifeq ($(SAN),)
 LIBS += $(LIBIBX_SO) $(LIBMPIL_SO)
 endif
 
-.PHONY: all libs tests check check-unit check-mpi check-verbs demo deps install \
-	uninstall clean format format-check bench fuzz
+.PHONY: all libs tests check check-unit check-mpi check-verbs check-progs demo deps install \
+	uninstall clean format format-check bench fuzz FORCE
 all: libs $(MPIRUN_BIN) $(MPICC_BIN) $(MPICXX_BIN) $(IBTEST_BIN) tests $(BUILD)/ibx.pc $(BUILD)/mpilite.pc
 libs: $(LIBS)
 tests: $(UNIT_BINS) $(MPITEST_BINS) $(SHTEST_BINS) $(BENCH_BINS) $(EXAMPLE_BINS)
@@ -202,12 +204,38 @@ $(BUILD)/bench/%: bench/%.c $(LIBMPIL_A) $(LIBIBX_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(LIBMPIL_A) $(LIBIBX_A) $(LDLIBS_ALL)
 
-# Fuzz targets (clang libFuzzer): make fuzz CC=clang
-fuzz: $(LIBIBX_A)
-	@mkdir -p $(BUILD)/fuzz
-	for f in $(FUZZ_SRCS); do \
-	  clang -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -Iinclude -Icore $(PKG_CFLAGS) \
-	    $$f $(IBX_SRCS) -o $(BUILD)/fuzz/$$(basename $$f .c) $(LDLIBS_ALL) || exit 1; done
+# Fuzz targets (clang libFuzzer, whatever CC is): make fuzz builds every
+# tests/fuzz/fuzz_*.c into $(BUILD)/fuzz/, linked against one archive of
+# libibx, libmpilite and mpilite-run's parts (main.c aside) compiled once
+# with the same instrumentation (ASan + UBSan, any UB a crash). A target
+# that compiles a source file in whole to reach a static parser (#include
+# "run/bind.c", as tests/sh/bind_plan.c does) defines every symbol of that
+# file, so the archive's copy of it is not linked. `tests/run-tests.sh fuzz`
+# runs each for a bounded time on its corpus (tests/fuzz/corpus/<target>/).
+FUZZ_CC ?= clang
+FUZZ_BUILD := $(BUILD)/fuzz
+FUZZ_CFLAGS = -std=gnu11 -g -O1 -pthread -fno-omit-frame-pointer \
+	-fsanitize=address,undefined -fno-sanitize-recover=undefined \
+	-Iinclude -Icore -Impi-lite/include -Impi-lite $(PKG_CFLAGS) -MMD -MP
+FUZZ_LIB_SRCS := $(IBX_SRCS) $(MPIL_SRCS) $(filter-out mpi-lite/run/main.c,$(RUN_SRCS))
+FUZZ_LIB_OBJS := $(patsubst %.c,$(FUZZ_BUILD)/obj/%.o,$(FUZZ_LIB_SRCS))
+FUZZ_LIB := $(FUZZ_BUILD)/libibx-fuzz.a
+FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(FUZZ_BUILD)/%,$(FUZZ_SRCS))
+FUZZ_STAMP := $(FUZZ_BUILD)/.cflags
+
+fuzz: $(FUZZ_BINS)
+# (rewritten only when the compiler or its flags change: objects follow it)
+$(FUZZ_STAMP): FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(FUZZ_CC) $(FUZZ_CFLAGS)' | cmp -s - $@ || echo '$(FUZZ_CC) $(FUZZ_CFLAGS)' > $@
+$(FUZZ_BUILD)/obj/%.o: %.c $(FUZZ_STAMP)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+$(FUZZ_LIB): $(FUZZ_LIB_OBJS)
+	rm -f $@ && ar rcs $@ $^
+$(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LIB) $(FUZZ_STAMP)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -Itests/fuzz -o $@ $< $(FUZZ_LIB) $(LDLIBS_ALL)
+FORCE:
 
 $(BUILD)/%.pc: %.pc.in Makefile
 	@mkdir -p $(dir $@)
@@ -216,9 +244,16 @@ $(BUILD)/%.pc: %.pc.in Makefile
 deps:
 	@scripts/deps.sh
 
+# Beyond the suites of this build, tests/run-tests.sh builds and runs its
+# sanitizer and fuzz lanes itself: unit and MPI under ASan + UBSan
+# ($(BUILD)-asan), the lock-free and threaded tests under TSan
+# ($(BUILD)-tsan), the libFuzzer targets ($(BUILD)/fuzz).
 check: deps
 	$(MAKE) all WERROR=$(WERROR)
-	BUILD=$(BUILD) tests/run-tests.sh
+	BUILD=$(BUILD) WERROR=$(WERROR) tests/run-tests.sh
+
+# What the unit and MPI suites run (the sanitizer lanes build only these).
+check-progs: libs $(MPIRUN_BIN) $(UNIT_BINS) $(MPITEST_BINS)
 
 check-unit: all
 	BUILD=$(BUILD) tests/run-tests.sh unit
@@ -265,4 +300,4 @@ format-check:
 clean:
 	rm -rf build build-asan build-tsan
 
--include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD)/obj $(FUZZ_BUILD) -name '*.d' 2>/dev/null)

@@ -21,11 +21,15 @@ ibx_status_t ibx_config_parse_size(const char *s, int64_t *value_p)
 	char *end;
 	long long v;
 	int64_t mult = 1;
+	const char *digits;
 
 	if (!s || !*s)
 		return IBX_ERR_INVALID_PARAM;
+	/* decimal, or hex after 0x; not octal: "010" is ten, "08" eight */
+	digits = s + strspn(s, " \t\n\v\f\r");
+	digits += *digits == '+' || *digits == '-';
 	errno = 0;
-	v = strtoll(s, &end, 0);
+	v = strtoll(s, &end, digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X') ? 16 : 10);
 	if (errno || end == s)
 		return IBX_ERR_INVALID_PARAM;
 	switch (tolower((unsigned char)*end)) {

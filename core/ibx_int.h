@@ -251,6 +251,9 @@ typedef struct ibx_path_ops {
 	 * path packs it piece by piece into its own buffers; else the typed
 	 * layer packs it whole first */
 	bool typed_send;
+	/* its scattered typed sends are pushed to the receiver, who chooses a
+	 * scheme (verbs); the typed layer asks its model whether to push */
+	bool typed_push;
 	/* Starts sending req->buf[0, req->buflen) with tag req->tag (flags in
 	 * req->flags, IBX_SEND_SYNC: complete only once matched, i.e. use the
 	 * rendezvous). Returns IBX_OK if complete, IBX_INPROGRESS, or error;

@@ -1,7 +1,7 @@
 #!/bin/bash
 # run-tests.sh — runs ibx's test suites and ends with "N passed, N failed".
 #
-#   tests/run-tests.sh [unit|mpi|sh|verbs|all]...     (default: all)
+#   tests/run-tests.sh [unit|mpi|sh|slurm|verbs|asan|tsan|fuzz|all]...  (default: all)
 #
 # Suites:
 #   unit   every $BUILD/tests/unit/test_* (cmocka; each test case counts)
@@ -13,13 +13,31 @@
 #                paths=auto,shm,verbs  (the IBX_PATHS it runs under; others
 #                are reported as SKIP with the reason)
 #   sh     every tests/sh/*.sh scenario script (exit 0 pass, 77 skip)
+#   slurm  tests/slurm/run.sh (a Slurm cluster of its own), when it exists
 #   verbs  the verbs suites on a real verbs device: in the Soft-RoCE VM
 #          (tests/rxe/run-in-vm.sh), or on this host's hardware when
 #          IBX_VERBS_NATIVE=1
+#   asan   unit and mpi again, built with AddressSanitizer and UBSan
+#          (make SAN=address into $BUILD-asan; a leak, an invalid access or
+#          undefined behaviour fails the test), on shared memory
+#          (IBX_PATHS=shm), the MPI programs under mpilite-run at the rank
+#          counts of IBX_ASAN_NPS (default 2,4: see run_asan)
+#   tsan   the lock-free shared-memory tests (unit/test_shm_*) and the MPI
+#          programs that run threads (tests/mpi/thread_*, at IBX_TSAN_NPS,
+#          default 2,4), built with ThreadSanitizer (make SAN=thread into
+#          $BUILD-tsan); a data race fails the test
+#   fuzz   every libFuzzer target (make fuzz: tests/fuzz/fuzz_*.c, clang)
+#          for IBX_FUZZ_SECONDS (default 20) each, from its corpus in
+#          tests/fuzz/corpus/<target>/; a crash, a leak, undefined behaviour
+#          or a hang fails it, and its input is kept in the log directory
+#   all    unit, mpi, sh, slurm, verbs, asan, tsan, fuzz
+# The sanitizer and fuzz suites build what they run (make, with CC and
+# WERROR from the environment); a build that fails is one FAIL.
 # Environment: BUILD (default build), IBX_TEST_FILTER (substring of names),
 # IBX_TEST_LAUNCHERS (restrict launchers, e.g. "mpilite"), IBX_TEST_NPS
 # (restrict rank counts), IBX_TEST_TIMEOUT_SCALE (multiply every MPI test's
-# time limit; the Soft-RoCE lane sets it, since emulated verbs are slower).
+# time limit; the Soft-RoCE lane sets it, since emulated verbs are slower),
+# IBX_ASAN_NPS, IBX_TSAN_NPS, IBX_FUZZ_SECONDS.
 set -u
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -39,13 +57,17 @@ fail() { FAIL=$((FAIL + 1)); FAILED_NAMES+=("$1"); echo "FAIL $1"; [ -n "${2:-}"
 skip() { SKIP=$((SKIP + 1)); echo "SKIP $1${2:+ ($2)}"; }
 filtered() { [ -n "${IBX_TEST_FILTER:-}" ] && [[ "$1" != *"$IBX_TEST_FILTER"* ]]; }
 
+# run_unit [BUILD [PREFIX [PATTERN]]]: the cmocka programs $BUILD/tests/unit/PATTERN
+# (default test_*), their results named PREFIXunit/<program>.
 run_unit() {
-	local t name log np nf
-	for t in "$BUILD"/tests/unit/test_*; do
+	local build=${1:-$BUILD} pfx=${2:-} pattern=${3:-test_*}
+	local t name log np nf logdir=$build/test-logs
+	mkdir -p "$logdir"
+	for t in "$build"/tests/unit/$pattern; do
 		[ -x "$t" ] || continue
-		name=unit/$(basename "$t")
+		name=${pfx}unit/$(basename "$t")
 		filtered "$name" && continue
-		log=$LOGDIR/$(basename "$t").log
+		log=$logdir/$(basename "$t").log
 		timeout -k 10 600 "$t" >"$log" 2>&1
 		local rc=$?
 		np=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$log" | awk '{s+=$1} END {print s+0}')
@@ -76,15 +98,25 @@ ompi_run() {
 		--mca btl self,vader -x IBX_PATHS -x IBX_LOG -np "$np" "$@"
 }
 
+# run_mpi [BUILD [PREFIX [LAUNCHER [PATTERN]]]]: the programs of tests/mpi/PATTERN.c
+# (default *) built in $BUILD, started by LAUNCHER (default
+# $BUILD/bin/mpilite-run) or mpirun, their results named PREFIXmpi/...
+# With NPS_AT_LEAST_ONCE=1, a program that declares none of the rank counts
+# IBX_TEST_NPS keeps runs once, at the first it declares.
 run_mpi() {
-	local src prog base nps tmo launchers expect args envs paths np l name log rc ok
-	for src in tests/mpi/*.c; do
+	local build=${1:-$BUILD} pfx=${2:-} pattern=${4:-*}
+	local launcher=${3:-$build/bin/mpilite-run} logdir=$build/test-logs
+	local src prog base nps all_nps tmo launchers expect args envs paths np l name log rc ok
+	mkdir -p "$logdir"
+	for src in tests/mpi/$pattern.c; do
 		[ -f "$src" ] || continue
 		base=$(basename "$src" .c)
-		prog=$BUILD/tests/mpi/$base
+		prog=$build/tests/mpi/$base
 		nps=$(header np "$src"); nps=${nps:-1,2,3,4}
+		all_nps=$nps
 		# IBX_TEST_NPS (e.g. "2,4") keeps only those of the declared rank counts.
 		[ -n "${IBX_TEST_NPS:-}" ] && nps=$(echo "$nps" | tr , '\n' | grep -x -F -f <(echo "$IBX_TEST_NPS" | tr , '\n') | paste -sd, -)
+		[ -z "$nps" ] && [ "${NPS_AT_LEAST_ONCE:-0}" = 1 ] && nps=${all_nps%%,*}
 		tmo=$(header timeout "$src"); tmo=${tmo:-60}
 		# emulated lanes (Soft-RoCE under TCG) run the same programs slower
 		tmo=$((tmo * ${IBX_TEST_TIMEOUT_SCALE:-1}))
@@ -96,14 +128,14 @@ run_mpi() {
 		paths=$(header paths "$src"); paths=${paths:-auto,shm,verbs}
 		for l in ${launchers//,/ }; do
 			for np in ${nps//,/ }; do
-				name=mpi/$base/$l/np$np
+				name=${pfx}mpi/$base/$l/np$np
 				filtered "$name" && continue
 				if [ ! -x "$prog" ]; then fail "$name (not built)"; continue; fi
 				if [[ ",$paths," != *",${IBX_PATHS:-auto},"* ]]; then skip "$name" "not for IBX_PATHS=${IBX_PATHS:-auto} (paths=$paths)"; continue; fi
 				if [ "$l" = ompi ] && ! command -v mpirun.openmpi >/dev/null; then skip "$name" "no mpirun.openmpi"; continue; fi
-				log=$LOGDIR/$base-$l-$np.log
+				log=$logdir/$base-$l-$np.log
 				case $l in
-				mpilite) env $envs timeout -k 5 $((tmo + 15)) "$BUILD/bin/mpilite-run" -n "$np" --timeout "$tmo" "$prog" $args >"$log" 2>&1 ;;
+				mpilite) env $envs timeout -k 5 $((tmo + 15)) "$launcher" -n "$np" --timeout "$tmo" "$prog" $args >"$log" 2>&1 ;;
 				ompi) env $envs timeout -k 5 "$tmo" bash -c "$(declare -f ompi_run); ompi_run $np $prog $args" >"$log" 2>&1 ;;
 				esac
 				rc=$?
@@ -133,26 +165,141 @@ run_sh() {
 	done
 }
 
-# The verbs lane prints PASS/FAIL lines of its own; count them here.
+# count_lane LANE LOG STATUS: a lane that prints PASS/FAIL/SKIP lines of its
+# own (verbs, slurm); its lines are shown and counted here, and a non-zero
+# exit status without a FAIL line is one FAIL LANE/lane.
+count_lane() {
+	local lane=$1 log=$2 rc=$3 nf
+	grep -E '^(PASS|FAIL|SKIP) ' "$log"
+	PASS=$((PASS + $(grep -c '^PASS ' "$log")))
+	nf=$(grep -c '^FAIL ' "$log")
+	SKIP=$((SKIP + $(grep -c '^SKIP ' "$log")))
+	if [ "$nf" -gt 0 ]; then
+		FAIL=$((FAIL + nf))
+		FAILED_NAMES+=("$lane")
+	elif [ "$rc" -ne 0 ]; then
+		fail "$lane/lane (exit $rc)" "$log"
+	fi
+}
+
 run_verbs() {
-	local log=$LOGDIR/verbs.log rc
+	local log=$LOGDIR/verbs.log
 	if [ "${IBX_VERBS_NATIVE:-0}" = 1 ]; then
 		bash tests/rxe/suite.sh >"$log" 2>&1
 	else
 		bash tests/rxe/run-in-vm.sh --timeout 1800 -- bash tests/rxe/suite.sh >"$log" 2>&1
 	fi
-	rc=$?
-	grep -E '^(PASS|FAIL|SKIP) ' "$log"
-	PASS=$((PASS + $(grep -c '^PASS ' "$log")))
-	local nf
-	nf=$(grep -c '^FAIL ' "$log")
-	SKIP=$((SKIP + $(grep -c '^SKIP ' "$log")))
-	if [ "$nf" -gt 0 ]; then
-		FAIL=$((FAIL + nf))
-		FAILED_NAMES+=("verbs")
-	elif [ $rc -ne 0 ]; then
-		fail "verbs/lane (exit $rc)" "$log"
+	count_lane verbs "$log" $?
+}
+
+# Slurm's own cluster (tests/slurm/run.sh), when the tree has it.
+run_slurm() {
+	local log=$LOGDIR/slurm.log
+	[ -f tests/slurm/run.sh ] || return 0
+	timeout -k 30 3600 bash tests/slurm/run.sh >"$log" 2>&1
+	count_lane slurm "$log" $?
+}
+
+# lane_make LANE LOG ARGS...: make ARGS for a lane (with CC and WERROR from
+# the environment, not the calling make's flags); a failure is one FAIL.
+lane_make() {
+	local lane=$1 log=$2
+	shift 2
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -j"$(nproc)" ${WERROR:+WERROR=$WERROR} "$@" >"$log" 2>&1 && return 0
+	fail "$lane/build (make $*)" "$log"
+	return 1
+}
+
+# The unit and MPI suites built with AddressSanitizer and UBSan, on shared
+# memory, under mpilite-run (built with them too). Rank counts: 2 and 4 of
+# those each program declares; one that declares neither runs once, at its
+# first. 2 is the pairwise case of every protocol and the two-rank special
+# cases of the collectives; 4 gives each rank three shm peers and the
+# general algorithms (trees, recursive doubling, the node hierarchy, lock
+# queues with waiters), and talks to itself on the self path as well. A
+# run costs 2-3 s under ASan whatever its size (start-up and exit), so each
+# further count would add about 3 minutes for little that 2 and 4 miss.
+run_asan() {
+	local build=${IBX_ASAN_BUILD:-$BUILD-asan}
+	mkdir -p "$build/test-logs"
+	lane_make asan "$build/test-logs/build.log" SAN=address BUILD="$build" check-progs || return
+	IBX_PATHS=shm run_unit "$build" asan/
+	IBX_PATHS=shm IBX_TEST_LAUNCHERS=mpilite IBX_TEST_NPS=${IBX_ASAN_NPS:-2,4} NPS_AT_LEAST_ONCE=1 \
+		run_mpi "$build" asan/
+}
+
+# The lock-free ring, cells and pipe (core/shm_lf's unit tests, which run
+# writer and reader as two threads where ThreadSanitizer can follow them)
+# and the MPI programs that call MPI from several threads, built with
+# ThreadSanitizer. The ranks are started by the normal build's mpilite-run:
+# a TSan-built launcher trips inside libpmix's own threads.
+run_tsan() {
+	local build=${IBX_TSAN_BUILD:-$BUILD-tsan} src progs=()
+	local probe=$build/test-logs/probe
+	mkdir -p "$build/test-logs"
+	# TSan needs the address-space layout it was built for: where the kernel
+	# randomises mappings more than it knows, nothing built with it starts
+	printf 'int main(void) { return 0; }\n' >"$probe.c"
+	if ! "${CC:-gcc}" -fsanitize=thread "$probe.c" -o "$probe" >"$probe.log" 2>&1 || ! "$probe" >>"$probe.log" 2>&1; then
+		skip tsan "ThreadSanitizer cannot run here: $(grep -m 1 . "$probe.log")"
+		return
 	fi
+	for src in tests/unit/test_shm_*.c; do progs+=("$build/tests/unit/$(basename "$src" .c)"); done
+	for src in tests/mpi/thread_*.c; do progs+=("$build/tests/mpi/$(basename "$src" .c)"); done
+	# (not -Werror: GCC's -Wtsan notes that TSan does not model
+	# atomic_thread_fence, which core/rma uses; a limit of the tool)
+	WERROR= lane_make tsan "$build/test-logs/build.log" SAN=thread BUILD="$build" "${progs[@]}" || return
+	lane_make tsan "$build/test-logs/build-launcher.log" BUILD="$BUILD" "$BUILD/bin/mpilite-run" || return
+	run_unit "$build" tsan/ 'test_shm_*'
+	IBX_PATHS=shm IBX_TEST_LAUNCHERS=mpilite IBX_TEST_NPS=${IBX_TSAN_NPS:-2,4} NPS_AT_LEAST_ONCE=1 \
+		run_mpi "$build" tsan/ "$BUILD/bin/mpilite-run" 'thread_*'
+}
+
+# Every libFuzzer target for a bounded time from its corpus. New inputs go
+# to the log directory, never into the repository's corpus.
+run_fuzz() {
+	local secs=${IBX_FUZZ_SECONDS:-20} cc=${FUZZ_CC:-clang} src t name dir log rc runs
+	local logdir=$BUILD/fuzz/logs
+	if ! command -v "$cc" >/dev/null; then
+		skip fuzz "no $cc: the fuzz targets are built with clang's libFuzzer (Debian: clang)"
+		return
+	fi
+	mkdir -p "$logdir"
+	printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n);\n%s\n' \
+		'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return d && n > 1 && d[0] == 1; }' \
+		>"$logdir/probe.c"
+	if ! "$cc" -fsanitize=fuzzer,address,undefined "$logdir/probe.c" -o "$logdir/probe" >"$logdir/probe.log" 2>&1; then
+		skip fuzz "$cc cannot link libFuzzer with ASan and UBSan (Debian: libclang-rt-<version>-dev): $(tail -n 1 "$logdir/probe.log")"
+		return
+	fi
+	lane_make fuzz "$logdir/build.log" BUILD="$BUILD" FUZZ_CC="$cc" fuzz || return
+	for src in tests/fuzz/fuzz_*.c; do
+		[ -f "$src" ] || continue
+		t=$(basename "$src" .c)
+		name=fuzz/$t
+		filtered "$name" && continue
+		dir=$logdir/$t
+		log=$logdir/$t.log
+		rm -rf "$dir"
+		mkdir -p "$dir/new"
+		if ! ls tests/fuzz/corpus/"$t"/* >/dev/null 2>&1; then
+			fail "$name (no corpus in tests/fuzz/corpus/$t: tests/fuzz/make-corpus.sh)"
+			continue
+		fi
+		# -close_fd_mask: the library's own messages about the malformed
+		# input would fill the log (libFuzzer's and the sanitizers' go on)
+		TMPDIR=$dir IBX_SHM_DIR=$dir timeout -k 10 $((secs + 300)) "$BUILD/fuzz/$t" \
+			-max_total_time="$secs" -timeout=25 -rss_limit_mb=2560 -close_fd_mask=3 \
+			-print_final_stats=1 -artifact_prefix="$dir/" "$dir/new" "tests/fuzz/corpus/$t" >"$log" 2>&1
+		rc=$?
+		runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
+		if [ $rc -eq 0 ]; then
+			pass "$name (${runs:-?} runs in ${secs} s)"
+		else
+			echo "    exit status $rc; input kept in $dir/ (run it: $BUILD/fuzz/$t FILE)" >>"$log"
+			fail "$name" "$log"
+		fi
+	done
 }
 
 suites=("$@")
@@ -162,8 +309,12 @@ for s in "${suites[@]}"; do
 	unit) run_unit ;;
 	mpi) run_mpi ;;
 	sh) run_sh ;;
+	slurm) run_slurm ;;
 	verbs) run_verbs ;;
-	all) run_unit; run_mpi; run_sh; run_verbs ;;
+	asan) run_asan ;;
+	tsan) run_tsan ;;
+	fuzz) run_fuzz ;;
+	all) run_unit; run_mpi; run_sh; run_slurm; run_verbs; run_asan; run_tsan; run_fuzz ;;
 	*) echo "unknown suite $s" >&2; exit 2 ;;
 	esac
 done

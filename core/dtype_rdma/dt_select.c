@@ -12,7 +12,9 @@
  *       block costs more as a scatter entry than as a copy)
  *     segment pack/unpack possible (shared memory)      -> bc-spup
  *     otherwise                                         -> generic
- *   sender's blocks in place (verbs push):
+ *   sender's blocks in place (verbs: the sender pushes only when its
+ *   blocks average at least DT_PUSH_MIN_BLOCK, else it packs first and is
+ *   contiguous, above):
  *     both sides' blocks average >= DT_MULTIW_MIN_BLOCK  -> multi-w (zero
  *       copy: one write per block pair; [Wu03] §6: "several KBytes")
  *     sender's blocks average >= DT_GATHER_MIN_BLOCK     -> rwg-up (gather
@@ -34,6 +36,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+
+#define NKEYS 4
 
 static ibx_dt_model_t model;
 static int model_loaded;
@@ -59,10 +63,10 @@ ibx_status_t ibx_dt_calib_path(const char *device, char *buf, size_t len)
 
 /* Reads the three thresholds of a calibration file; false if it has
  * none that parse (a hand-edited file is checked like the environment). */
-static bool calib_read(const char *path, int64_t v[3])
+static bool calib_read(const char *path, int64_t v[NKEYS])
 {
-	static const char *const keys[3] = {"DT_SCATTER_MIN_BLOCK", "DT_MULTIW_MIN_BLOCK",
-					    "DT_GATHER_MIN_BLOCK"};
+	static const char *const keys[NKEYS] = {"DT_SCATTER_MIN_BLOCK", "DT_MULTIW_MIN_BLOCK",
+						"DT_GATHER_MIN_BLOCK", "DT_PUSH_MIN_BLOCK"};
 	FILE *f = fopen(path, "r");
 	char line[256];
 	bool any = false;
@@ -77,7 +81,7 @@ static bool calib_read(const char *path, int64_t v[3])
 			continue;
 		*eq = 0;
 		eq[strcspn(eq + 1, "\r\n") + 1] = 0;
-		for (int k = 0; k < 3; k++) {
+		for (int k = 0; k < NKEYS; k++) {
 			if (strcmp(line, keys[k]) || ibx_config_parse_size(eq + 1, &x) != IBX_OK ||
 			    x < 0) {
 				continue;
@@ -95,31 +99,33 @@ ibx_status_t ibx_dt_select_init(ibx_ctx_t *ctx)
 	const ibx_dt_config_t *cfg = ibx_dt_config();
 	ibx_config_section_t *sec = &ibx_dt_config_section;
 	const char *dev = ibx_ctx_device(ctx);
-	int64_t v[3] = {cfg->DT_SCATTER_MIN_BLOCK, cfg->DT_MULTIW_MIN_BLOCK,
-			cfg->DT_GATHER_MIN_BLOCK};
-	bool set[3] = {ibx_config_is_set(sec, &cfg->DT_SCATTER_MIN_BLOCK),
-		       ibx_config_is_set(sec, &cfg->DT_MULTIW_MIN_BLOCK),
-		       ibx_config_is_set(sec, &cfg->DT_GATHER_MIN_BLOCK)};
+	int64_t v[NKEYS] = {cfg->DT_SCATTER_MIN_BLOCK, cfg->DT_MULTIW_MIN_BLOCK,
+			    cfg->DT_GATHER_MIN_BLOCK, cfg->DT_PUSH_MIN_BLOCK};
+	bool set[NKEYS] = {ibx_config_is_set(sec, &cfg->DT_SCATTER_MIN_BLOCK),
+			   ibx_config_is_set(sec, &cfg->DT_MULTIW_MIN_BLOCK),
+			   ibx_config_is_set(sec, &cfg->DT_GATHER_MIN_BLOCK),
+			   ibx_config_is_set(sec, &cfg->DT_PUSH_MIN_BLOCK)};
 	char path[512];
-	int64_t f[3] = {v[0], v[1], v[2]};
+	int64_t f[NKEYS] = {v[0], v[1], v[2], v[3]};
 
 	snprintf(model.source, sizeof(model.source), "defaults");
 	if (dev && ibx_dt_calib_path(dev, path, sizeof(path)) == IBX_OK && calib_read(path, f)) {
-		for (int k = 0; k < 3; k++)
+		for (int k = 0; k < NKEYS; k++)
 			if (!set[k])
 				v[k] = f[k];
 		snprintf(model.source, sizeof(model.source), "%s", path);
 	}
-	if (set[0] || set[1] || set[2])
+	if (set[0] || set[1] || set[2] || set[3])
 		snprintf(model.source + strlen(model.source),
 			 sizeof(model.source) - strlen(model.source), " and environment");
 	model.scatter_min = v[0];
 	model.multiw_min = v[1];
 	model.gather_min = v[2];
+	model.push_min = v[3];
 	model_loaded = 1;
-	ibx_info("datatype selector: p-rrs from %lld B, multi-w from %lld B, rwg-up from %lld B "
-		 "average blocks (%s)",
-		 (long long)v[0], (long long)v[1], (long long)v[2], model.source);
+	ibx_info("datatype selector: push from %lld B, p-rrs from %lld B, multi-w from %lld B, "
+		 "rwg-up from %lld B average blocks (%s)",
+		 (long long)v[3], (long long)v[0], (long long)v[1], (long long)v[2], model.source);
 	return IBX_OK;
 }
 
@@ -156,6 +162,15 @@ ibx_status_t ibx_dt_calib_save(const char *device, const ibx_dt_model_t *m)
 		"DT_SCATTER_MIN_BLOCK=%lld\nDT_MULTIW_MIN_BLOCK=%lld\nDT_GATHER_MIN_BLOCK=%lld\n",
 		(long long)m->scatter_min, (long long)m->multiw_min, (long long)m->gather_min);
 	return fclose(f) == 0 ? IBX_OK : IBX_ERR_IO;
+}
+
+bool ibx_dt_select_push(const ibx_dt_t *dt)
+{
+	ibx_dt_stats_t s;
+
+	if (!model_loaded)
+		ibx_dt_select_init(NULL);
+	return ibx_dt_stats(dt, &s) == IBX_OK && s.avg_block >= (double)model.push_min;
 }
 
 static bool can(unsigned set, ibx_dt_scheme_t s)

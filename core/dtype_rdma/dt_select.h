@@ -12,8 +12,14 @@ typedef struct ibx_dt_model {
 	int64_t scatter_min; /* p-rrs from a contiguous sender */
 	int64_t multiw_min;  /* multi-w, both sides */
 	int64_t gather_min;  /* rwg-up rather than bc-spup */
+	int64_t push_min;    /* the sender pushes from its blocks (else packs first) */
 	char source[640];    /* "defaults", "environment" or the calibration file */
 } ibx_dt_model_t;
+
+/* At the sender, on a path whose scattered sends are pushed (verbs):
+ * whether a send of this type pushes from its blocks (the receiver then
+ * chooses multi-w, rwg-up or bc-spup) or is packed first (generic, p-rrs). */
+bool ibx_dt_select_push(const ibx_dt_t *dt);
 
 /* Loads the thresholds: each from its IBX_DT_* variable when set, else from
  * the device's calibration file (ibx_dt_calib_path) when there is one, else

@@ -18,6 +18,10 @@
  * the whole message packed first (generic and p-rrs do); a send to self is
  * always packed. A receive starts scattered; at a rendezvous the path asks
  * `choose`, which may turn it packed (generic).
+ *
+ * Length: ~780 lines: the entry points, the paths' per-request operations
+ * and the layout cache they need (multi-w) belong together; the selector
+ * itself is dt_select.c.
  */
 #include "dt_xfer.h"
 
@@ -50,11 +54,12 @@ typedef struct dtx_req {
  * receiver sends the layout with every message. */
 #define DTX_LAYOUTS 64
 /* Whole-message pack buffers (generic, p-rrs) are kept for reuse, up to
- * DTX_BUFS of them and DTX_BUF_BYTES in all: a buffer freshly mapped for
+ * DTX_BUFS of them and DTX_BUF_BYTES in all (enough for a window of a
+ * hundred 1 MiB messages in flight): a buffer freshly mapped for
  * every message costs its page faults, and its unmapping a TLB shootdown,
  * each time (1 ms per 512 KiB message in a VM). Reused, it also stays
  * registered in the verbs path's registration cache. */
-#define DTX_BUFS      8
+#define DTX_BUFS      128
 #define DTX_BUF_BYTES (256u << 20)
 
 typedef struct dtx_layout_id {
@@ -626,13 +631,16 @@ static uint32_t avg_block(const ibx_dt_t *dt)
 
 /* Whether a send to @peer streams from the user's blocks (else it is packed
  * first, whole). */
-static bool send_scattered(ibx_ctx_t *ctx, int dest, dtx_state_t *st)
+static bool send_scattered(ibx_ctx_t *ctx, int dest, dtx_state_t *st, const ibx_dt_t *dt)
 {
 	const ibx_peer_t *peer = &ctx->peers[dest];
 
 	if (dest == ctx->rank || !peer->ops || !peer->ops->typed_send)
 		return false;
-	return st->forced != IBX_DT_SCHEME_GENERIC && st->forced != IBX_DT_SCHEME_P_RRS;
+	if (st->forced == IBX_DT_SCHEME_GENERIC || st->forced == IBX_DT_SCHEME_P_RRS)
+		return false;
+	/* pushed sends (verbs): the measured model says whether pushing pays */
+	return !peer->ops->typed_push || st->forced != IBX_DT_SCHEME_AUTO || ibx_dt_select_push(dt);
 }
 
 ibx_status_t ibx_tag_send_dt(ibx_ctx_t *ctx, int dest, const void *buf, int64_t count,
@@ -666,7 +674,7 @@ ibx_status_t ibx_tag_send_dt(ibx_ctx_t *ctx, int dest, const void *buf, int64_t 
 	req->flags = flags;
 	req->peer = dest;
 	r->hdr.avg_block = avg_block(dt);
-	if (!send_scattered(ctx, dest, ctx->dtx)) {
+	if (!send_scattered(ctx, dest, ctx->dtx, dt)) {
 		r->tmp = buf_get(ctx->dtx, len, &r->tmp_cap);
 		if (!r->tmp) {
 			req->dt = NULL;

@@ -47,6 +47,7 @@ typedef struct qp_blob_ent {
 const ibx_path_ops_t ibx_qp_path_ops = {
     .name = "verbs",
     .typed_send = true,
+    .typed_push = true,
     .tag_send = ibx_qp_tag_send,
     .rndv_recv = ibx_qp_rndv_recv,
     .put = ibx_qp_rma_put,

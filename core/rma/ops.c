@@ -84,7 +84,8 @@ static ibx_status_t req_done(ibx_request_t *req)
 
 static char *direct_at(const ibx_rkey_t *rk, uint64_t raddr)
 {
-	return rk->direct + (raddr - rk->base);
+	/* integer arithmetic: a zero-length key may have no memory (NULL) */
+	return (char *)((uintptr_t)rk->direct + (uintptr_t)(raddr - rk->base));
 }
 
 ibx_status_t ibx_rkey_ptr(const ibx_rkey_t *rkey, uint64_t raddr, void **ptr_p)

@@ -359,7 +359,7 @@ ibx_status_t ibx_shm_seg_attach(const char *path, int owner_rank, pid_t owner_pi
 	    h->owner_pid != (int32_t)owner_pid || h->size != size ||
 	    ibx_shm_area_layout(&h->geom, &l) != IBX_OK || l.size != h->area_size ||
 	    h->area_off < sizeof(*h) + (uint64_t)h->npeers * sizeof(int32_t) ||
-	    h->npeers > (size - h->area_off) / l.size) {
+	    h->area_off > size || h->npeers > (size - h->area_off) / l.size) {
 		ibx_error("shm: %s is not the segment of rank %d (pid %d), or it is corrupt", path,
 			  owner_rank, (int)owner_pid);
 		munmap(base, size);

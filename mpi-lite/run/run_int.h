@@ -2,7 +2,8 @@
  * run_int.h — mpilite-run's private declarations: the job, its ranks, their
  * output streams, and the parts of the launcher:
  *
- *   main.c    options, the launch sequence, the exit status
+ *   main.c    the launch sequence, the exit status
+ *   opts.c    the command line
  *   server.c  the embedded PMIx server (namespace, clients, abort upcall)
  *   bind.c    where the ranks run: mapping to cores, CPU binding
  *   job.c     fork/exec of the ranks and the supervision loop
@@ -38,7 +39,7 @@
 /* A message from the launcher: "mpilite-run: ...\n" to stderr. */
 void run_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* ---- options (main.c) ----------------------------------------------------- */
+/* ---- options (opts.c) ----------------------------------------------------- */
 typedef enum run_bind_to {
 	RUN_BIND_AUTO, /* core when the ranks do not outnumber the cores, else none */
 	RUN_BIND_NONE,
@@ -65,6 +66,11 @@ typedef struct run_opts {
 	int nx;
 	char **argv; /* the program and its arguments, NULL-terminated */
 } run_opts_t;
+
+/* Fills @opts from the command line and the MPILITE_RUN_* / MPIEXEC_TIMEOUT
+ * variables; opts->xvars is malloc'ed (free it whatever the result). Returns
+ * 0 to run, 1 when --help/--version was handled, -1 after a message. */
+int run_opts_parse(int argc, char **argv, run_opts_t *opts);
 
 /* ---- output forwarding (iof.c) -------------------------------------------- */
 typedef struct run_stream {

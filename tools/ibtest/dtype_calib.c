@@ -5,16 +5,14 @@
  * which every later job on the device loads (core/dtype_rdma/dt_select.c).
  *
  * Two ranks ping-pong a message of about 256 KiB whose blocks are B bytes
- * (every other B-byte block of a buffer), for B = 8 B .. 16 KiB, once per
- * forced scheme:
+ * (every other B-byte block of a buffer) on both sides, for B = 8 B ..
+ * 16 KiB, once per forced scheme: multi-w, rwg-up, bc-spup (the sender
+ * pushes from its blocks), p-rrs, generic (the sender packs first, the
+ * receiver reads). A threshold is the smallest B from which the scheme it
+ * enables is at least as fast as its alternative at B and at every larger
+ * B measured (median of the ping-pongs, each timed alone); "never" is 1 GiB:
  *
- *   vector -> vector        multi-w, rwg-up, bc-spup   (the sender pushes)
- *   contiguous -> vector    p-rrs, generic             (the receiver reads)
- *
- * A threshold is the smallest B from which the scheme it enables is at
- * least as fast as its alternative at B and at every larger B measured
- * (medians of 5 batches); "never" is stored as 1 GiB:
- *
+ *   DT_PUSH_MIN_BLOCK      min(push schemes) <= min(p-rrs, generic)
  *   DT_SCATTER_MIN_BLOCK   p-rrs   <= generic
  *   DT_MULTIW_MIN_BLOCK    multi-w <= min(rwg-up, bc-spup)
  *   DT_GATHER_MIN_BLOCK    rwg-up  <= bc-spup
@@ -47,30 +45,36 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Median one-way time (us) of @reps ping-pongs: rank 0 sends (sbuf, st),
- * rank 1 receives into (rbuf, rt) and answers the same way. */
+/* One-way time (us) of a ping-pong: rank 0 sends (sbuf, st), rank 1
+ * receives into (rbuf, rt) and answers the same way; the median of
+ * CAL_BATCHES x @reps ping-pongs timed one by one (like perftest's
+ * t_typical: an emulated device's scheduler-tick stalls do not move it). */
 static double pingpong(int rank, void *sbuf, MPI_Datatype st, void *rbuf, MPI_Datatype rt, int reps)
 {
-	double t[CAL_BATCHES];
+	int n = CAL_BATCHES * reps;
+	double *t = malloc((size_t)n * sizeof(double)), med;
 
-	for (int k = 0; k < CAL_BATCHES; k++) {
-		double t0;
+	if (!t)
+		MPI_Abort(MPI_COMM_WORLD, 1);
+	MPI_Barrier(MPI_COMM_WORLD);
+	for (int k = 0; k < n; k++) {
+		double t0 = MPI_Wtime();
 
-		MPI_Barrier(MPI_COMM_WORLD);
-		t0 = MPI_Wtime();
-		for (int r = 0; r < reps; r++) {
-			if (rank == 0) {
-				MPI_Send(sbuf, 1, st, 1, 0, MPI_COMM_WORLD);
-				MPI_Recv(rbuf, 1, rt, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-			} else {
-				MPI_Recv(rbuf, 1, rt, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-				MPI_Send(sbuf, 1, st, 0, 0, MPI_COMM_WORLD);
-			}
+		if (rank == 0) {
+			MPI_Send(sbuf, 1, st, 1, 0, MPI_COMM_WORLD);
+			MPI_Recv(rbuf, 1, rt, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+		} else {
+			MPI_Recv(rbuf, 1, rt, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+			MPI_Send(sbuf, 1, st, 0, 0, MPI_COMM_WORLD);
 		}
-		t[k] = (MPI_Wtime() - t0) / reps / 2 * 1e6;
+		t[k] = (MPI_Wtime() - t0) / 2 * 1e6;
 	}
-	qsort(t, CAL_BATCHES, sizeof(t[0]), cmp_double);
-	return t[CAL_BATCHES / 2];
+	qsort(t, (size_t)n, sizeof(t[0]), cmp_double);
+	med = t[n / 2];
+	free(t);
+	/* both ranks use rank 0's figure */
+	MPI_Bcast(&med, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+	return med;
 }
 
 /* The smallest size from which @a <= @b at every larger size too. */
@@ -99,7 +103,7 @@ int ibtest_dtype_calibrate(int argc, char **argv)
 	bool json = false, save = true;
 	ibx_dt_model_t m;
 	const char *dev;
-	char *sbuf, *rbuf, *flat;
+	char *sbuf, *rbuf;
 	ibtest_report_t rep;
 
 	optind = 1;
@@ -131,31 +135,23 @@ int ibtest_dtype_calibrate(int argc, char **argv)
 	}
 	sbuf = calloc(2, CAL_TARGET + 65536);
 	rbuf = calloc(2, CAL_TARGET + 65536);
-	flat = calloc(1, CAL_TARGET + 65536);
-	if (!sbuf || !rbuf || !flat) {
+	if (!sbuf || !rbuf) {
 		fprintf(stderr, "ibtest dtype --calibrate: out of memory\n");
 		MPI_Abort(MPI_COMM_WORLD, 1);
 	}
 	for (int i = 0; i < CAL_NSIZES; i++) {
 		int64_t b = 8ll << i;
 		int nb = (int)(CAL_TARGET / b < 16 ? 16 : CAL_TARGET / b);
-		MPI_Datatype vec, con;
+		MPI_Datatype vec;
 
 		sizes[i] = b;
 		MPI_Type_create_hvector(nb, (int)b, 2 * b, MPI_BYTE, &vec);
 		MPI_Type_commit(&vec);
-		MPI_Type_contiguous((int)(nb * b), MPI_BYTE, &con);
-		MPI_Type_commit(&con);
 		for (int s = 0; s < C_N; s++) {
-			bool pull = s == C_PRRS || s == C_GEN;
-
 			ibx_dt_scheme_set(mpil_g.ctx, cal_scheme[s]);
-			/* the sender is contiguous for the read schemes */
-			t[s][i] =
-			    pingpong(rank, pull ? flat : sbuf, pull ? con : vec, rbuf, vec, reps);
+			t[s][i] = pingpong(rank, sbuf, vec, rbuf, vec, reps);
 		}
 		MPI_Type_free(&vec);
-		MPI_Type_free(&con);
 	}
 	ibx_dt_scheme_set(mpil_g.ctx, IBX_DT_SCHEME_AUTO);
 	ibx_dt_model_get(&m);
@@ -168,6 +164,16 @@ int ibtest_dtype_calibrate(int argc, char **argv)
 		m.multiw_min = crossover(sizes, t[C_MW], best, CAL_NSIZES);
 	}
 	m.gather_min = crossover(sizes, t[C_RWG], t[C_BC], CAL_NSIZES);
+	{
+		double push[CAL_NSIZES], pull[CAL_NSIZES];
+
+		for (int i = 0; i < CAL_NSIZES; i++) {
+			push[i] = t[C_MW][i] < t[C_RWG][i] ? t[C_MW][i] : t[C_RWG][i];
+			push[i] = t[C_BC][i] < push[i] ? t[C_BC][i] : push[i];
+			pull[i] = t[C_PRRS][i] < t[C_GEN][i] ? t[C_PRRS][i] : t[C_GEN][i];
+		}
+		m.push_min = crossover(sizes, push, pull, CAL_NSIZES);
+	}
 	dev = ibx_ctx_device(mpil_g.ctx);
 	if (rank == 0) {
 		ibtest_report_init(&rep, "dtype_calibrate", json, false);
@@ -184,9 +190,10 @@ int ibtest_dtype_calibrate(int argc, char **argv)
 			    (long long)sizes[i], t[C_MW][i], t[C_RWG][i], t[C_BC][i], t[C_PRRS][i],
 			    t[C_GEN][i]);
 		}
-		printf("DT_SCATTER_MIN_BLOCK=%lld\nDT_MULTIW_MIN_BLOCK=%lld\nDT_GATHER_MIN_BLOCK=%"
-		       "lld\n",
-		       (long long)m.scatter_min, (long long)m.multiw_min, (long long)m.gather_min);
+		printf("DT_PUSH_MIN_BLOCK=%lld\n", (long long)m.push_min);
+		printf("DT_SCATTER_MIN_BLOCK=%lld\n", (long long)m.scatter_min);
+		printf("DT_MULTIW_MIN_BLOCK=%lld\n", (long long)m.multiw_min);
+		printf("DT_GATHER_MIN_BLOCK=%lld\n", (long long)m.gather_min);
 		if (!save) {
 			printf("# not saved (--no-save)\n");
 		} else if (!dev) {
@@ -203,7 +210,6 @@ int ibtest_dtype_calibrate(int argc, char **argv)
 	}
 	free(sbuf);
 	free(rbuf);
-	free(flat);
 	MPI_Finalize();
 	return 0;
 }

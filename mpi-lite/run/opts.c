@@ -1,0 +1,201 @@
+/*
+ * opts.c — mpilite-run's command line (and the variables that stand for its
+ * options): "-n N [-x VAR[=value]]... [--opt value | --opt=value]... prog
+ * args...". A file of its own so that tests/fuzz/fuzz_run_opts.c can drive
+ * the parser without the launcher around it.
+ */
+#include "run_int.h"
+#include "ibx_int.h"
+#include "run_config.h"
+#include "mpil_version.h"
+
+#include <pmix.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: " RUN_NAME " -n N [options] program [args...]\n"
+		"Runs N ranks of program on this machine as one PMIx job.\n"
+		"\n"
+		"  -n, -np, --np N       number of ranks (more than the cores is fine)\n"
+		"  -x VAR[=value]        set VAR in the ranks' environment; VAR alone passes\n"
+		"                        the launcher's value (repeatable)\n"
+		"  --tag-output          prefix each line of output with \"[rank] \"\n"
+		"  --timeout S           end the job after S seconds (also MPIEXEC_TIMEOUT)\n"
+		"  --bind-to WHAT        run each rank on its core (core), on the package\n"
+		"                        (package, socket) or NUMA node (numa) of its core,\n"
+		"                        or anywhere the launcher may run (none); default:\n"
+		"                        core when the ranks do not outnumber the cores,\n"
+		"                        none when they do (as Open MPI)\n"
+		"  --map-by WHAT         rank i on core i (core, slot; the default), or round\n"
+		"                        robin over the packages (package, socket) or the\n"
+		"                        NUMA nodes (numa)\n"
+		"  --report-bindings     print each rank's CPUs to stderr before the start\n"
+		"  -h, --help            this text\n"
+		"  -V, --version         the version and the build configuration\n"
+		"\n"
+		"The ranks get the launcher's whole environment (as with mpirun), without\n"
+		"the PMIX_* variables of an enclosing launcher, plus the -x settings,\n"
+		"IBX_LAUNCHER=" RUN_NAME " and PMIx's own variables. Their stdin is /dev/null.\n"
+		"\n"
+		"When a rank exits with a non-zero status, is killed by a signal or calls\n"
+		"abort (MPI_Abort / PMIx_Abort), or the timeout expires, every rank's\n"
+		"process group gets SIGTERM, then SIGKILL after a grace period (%s s;\n"
+		"MPILITE_RUN_KILL_GRACE=S sets it). SIGINT, SIGTERM and SIGHUP are passed\n"
+		"on to the ranks the same way (SIGKILL at the second); SIGUSR1 and SIGUSR2\n"
+		"are passed on only.\n"
+		"\n"
+		"MPILITE_RUN_BIND_TO, MPILITE_RUN_MAP_BY and MPILITE_RUN_REPORT_BINDINGS=y\n"
+		"stand for the options (`ibtest info` lists every variable).\n"
+		"\n"
+		"Exit status: 0 when every rank exited with 0; otherwise that of the first\n"
+		"failure: the rank's exit status, 128+S for a rank killed by signal S, the\n"
+		"abort code (modulo 256; 0 becomes 1), 124 on timeout, 128+S when " RUN_NAME "\n"
+		"got signal S, 126/127 when program cannot be executed / is not found,\n"
+		"125 for an error of " RUN_NAME " itself.\n",
+		mpil_run_config()->KILL_GRACE);
+}
+
+static int parse_int(const char *s, const char *opt, int *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < 1 || v > 1000000) {
+		run_msg("%s: '%s' is not a positive number of ranks", opt, s);
+		return -1;
+	}
+	*out = (int)v;
+	return 0;
+}
+
+static int parse_seconds(const char *s, const char *opt, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !(v > 0) || v > 1e9) {
+		run_msg("%s: '%s' is not a positive number of seconds", opt, s);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+int run_opts_parse(int argc, char **argv, run_opts_t *opts)
+{
+	const mpil_run_config_t *cfg = mpil_run_config();
+	bool bind_given = false, map_given = false;
+	int i;
+
+	memset(opts, 0, sizeof(*opts));
+	opts->xvars = calloc((size_t)argc, sizeof(*opts->xvars));
+	if (!opts->xvars) {
+		run_msg("out of memory");
+		return -1;
+	}
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const char *val = NULL;
+
+		if (a[0] != '-')
+			break;
+		if (!strcmp(a, "--")) {
+			i++;
+			break;
+		}
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			usage(stdout);
+			return 1;
+		}
+		if (!strcmp(a, "-V") || !strcmp(a, "--version")) {
+			printf(RUN_NAME " (ibx %d.%d.%d), PMIx %s\n", IBX_VERSION_MAJOR,
+			       IBX_VERSION_MINOR, IBX_VERSION_PATCH, PMIx_Get_version());
+			printf("built:\n");
+			mpil_version_print(stdout, "  ");
+			return 1;
+		}
+		if (!strcmp(a, "--tag-output")) {
+			opts->tag_output = true;
+			continue;
+		}
+		if (!strcmp(a, "--report-bindings")) {
+			opts->report_bindings = true;
+			continue;
+		}
+		/* options with a value: "-opt value" or "--opt=value" */
+		if (!strncmp(a, "--timeout=", 10)) {
+			val = a + 10;
+			a = "--timeout";
+		} else if (!strncmp(a, "--np=", 5)) {
+			val = a + 5;
+			a = "--np";
+		} else if (!strncmp(a, "--bind-to=", 10)) {
+			val = a + 10;
+			a = "--bind-to";
+		} else if (!strncmp(a, "--map-by=", 9)) {
+			val = a + 9;
+			a = "--map-by";
+		} else if (!strcmp(a, "-n") || !strcmp(a, "-np") || !strcmp(a, "--np") ||
+			   !strcmp(a, "-x") || !strcmp(a, "--timeout") || !strcmp(a, "--bind-to") ||
+			   !strcmp(a, "--map-by")) {
+			if (i + 1 >= argc) {
+				run_msg("%s needs a value (see --help)", a);
+				return -1;
+			}
+			val = argv[++i];
+		} else {
+			run_msg("unknown option %s (see --help)", a);
+			return -1;
+		}
+		if (!strcmp(a, "--timeout")) {
+			if (parse_seconds(val, a, &opts->timeout_s) < 0)
+				return -1;
+		} else if (!strcmp(a, "--bind-to")) {
+			if (run_bind_to_parse(val, a, &opts->bind_to) < 0)
+				return -1;
+			bind_given = true;
+		} else if (!strcmp(a, "--map-by")) {
+			if (run_map_by_parse(val, a, &opts->map_by) < 0)
+				return -1;
+			map_given = true;
+		} else if (!strcmp(a, "-x")) {
+			if (!*val || *val == '=') {
+				run_msg("-x: '%s' is not VAR or VAR=value", val);
+				return -1;
+			}
+			opts->xvars[opts->nx++] = (char *)val;
+		} else if (parse_int(val, a, &opts->np) < 0) {
+			return -1;
+		}
+	}
+	if (i >= argc) {
+		run_msg("no program to run (see --help)");
+		return -1;
+	}
+	if (opts->np < 1) {
+		run_msg("the number of ranks is missing: -n N (see --help)");
+		return -1;
+	}
+	if (opts->timeout_s == 0 && getenv("MPIEXEC_TIMEOUT") && *getenv("MPIEXEC_TIMEOUT") &&
+	    parse_seconds(getenv("MPIEXEC_TIMEOUT"), "MPIEXEC_TIMEOUT", &opts->timeout_s) < 0)
+		return -1;
+	if (parse_seconds(cfg->KILL_GRACE, "MPILITE_RUN_KILL_GRACE", &opts->grace_s) < 0)
+		return -1;
+	/* the options win over their variables */
+	if (!bind_given &&
+	    run_bind_to_parse(cfg->BIND_TO, "MPILITE_RUN_BIND_TO", &opts->bind_to) < 0)
+		return -1;
+	if (!map_given && run_map_by_parse(cfg->MAP_BY, "MPILITE_RUN_MAP_BY", &opts->map_by) < 0)
+		return -1;
+	opts->report_bindings |= cfg->REPORT_BINDINGS;
+	opts->argv = argv + i;
+	return 0;
+}
