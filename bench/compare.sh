@@ -147,153 +147,9 @@ trap 'rm -rf "$TMP"' EXIT
 PIN=$ROOT/bench/pin.sh
 NCPU=$(nproc 2>/dev/null || echo 1)
 
-# ---- results store ---------------------------------------------------------
-# RES[metric|lane] = median, RAW[metric|lane] = "sample sample ...";
-# META_*[metric] describe the row; RATIO[metric] its last column.
-declare -A RES RAW META_LABEL META_UNIT META_JSON RATIO RATIO_LABEL
-declare -A LANE_OK LANE_NAME
-ROWS=() # the table's rows (metrics), in order: measure_* add theirs
-LANE_NAME=([mpilite]="mpi-lite" [openmpi]="Open MPI" [openmpi-nocma]="OMPI noCMA" [mpich]="MPICH"
-	[mpilite-ref]="mpi-lite ref")
-
-log() { printf '%s\n' "$*" >>"$LOG"; }
-say() { printf '%s\n' "$*" >&2; }
-
-median() { # values... -> median, or empty when none
-	printf '%s\n' "$@" | awk 'NF { v[n++] = $1 } END {
-		if (!n) exit
-		# insertion sort: n is small
-		for (i = 1; i < n; i++) { x = v[i]; for (j = i - 1; j >= 0 && v[j] > x; j--) v[j + 1] = v[j]; v[j + 1] = x }
-		m = (n % 2) ? v[int(n / 2)] : (v[n / 2 - 1] + v[n / 2]) / 2
-		printf "%.6g\n", m }'
-}
-
-div() { # a b -> a / b, empty if either is missing or b is 0
-	[ -n "${1:-}" ] && [ -n "${2:-}" ] || return 0
-	awk -v a="$1" -v b="$2" 'BEGIN { if (b + 0 != 0) printf "%.3f\n", a / b }'
-}
-
-min_of() { printf '%s\n' "$@" | awk 'NF && (m == "" || $1 < m) { m = $1 } END { if (m != "") print m }'; }
-max_of() { printf '%s\n' "$@" | awk 'NF && (m == "" || $1 > m) { m = $1 } END { if (m != "") print m }'; }
-
-# add_sample METRIC LANE VALUE
-add_sample() { RAW[$1|$2]="${RAW[$1|$2]:-} $3"; }
-
-# finish_metric METRIC: medians of the samples of every lane
-finish_metric() {
-	local m=$1 lane
-	for lane in $LANES memcpy; do
-		# shellcheck disable=SC2086
-		[ -n "${RAW[$m|$lane]:-}" ] && RES[$m|$lane]=$(median ${RAW[$m|$lane]})
-	done
-}
-
-# ratio_vs_best METRIC min|max: mpi-lite against the best other lane
-ratio_vs_best() {
-	local m=$1 how=$2 lane vals=()
-	for lane in $LANES; do
-		case "$lane" in mpilite|mpilite-ref) continue ;; esac
-		[ -n "${RES[$m|$lane]:-}" ] && vals+=("${RES[$m|$lane]}")
-	done
-	[ ${#vals[@]} -gt 0 ] || return 0
-	local best
-	if [ "$how" = min ]; then best=$(min_of "${vals[@]}"); else best=$(max_of "${vals[@]}"); fi
-	RATIO[$m]=$(div "${RES[$m|mpilite]:-}" "$best")
-}
-
-# ---- building --------------------------------------------------------------
-lane_cc() {
-	case "$1" in
-	mpilite) echo "$BUILD/bin/mpilite-cc" ;;
-	mpilite-ref) echo "$REF/bin/mpilite-cc" ;;
-	openmpi|openmpi-nocma) echo mpicc.openmpi ;;
-	mpich) echo mpicc.mpich ;;
-	esac
-}
-
-lane_dir() { case "$1" in openmpi-nocma) echo "$TMP/openmpi" ;; *) echo "$TMP/$1" ;; esac; }
-
-build_lane() {
-	local lane=$1 cc dir p
-	cc=$(lane_cc "$lane")
-	dir=$(lane_dir "$lane")
-	if ! command -v "$cc" >/dev/null 2>&1; then
-		say "  $lane: no compiler ($cc): lane skipped"
-		return 1
-	fi
-	if [ "$lane" = mpilite ] && [ ! -x "$BUILD/bin/mpilite-run" ]; then
-		say "  mpilite: $BUILD/bin/mpilite-run not built: lane skipped"
-		return 1
-	fi
-	if [ "$lane" = mpilite-ref ] && [ ! -x "$REF/bin/mpilite-run" ]; then
-		say "  mpilite-ref: $REF/bin/mpilite-run not built: lane skipped"
-		return 1
-	fi
-	mkdir -p "$dir"
-	for p in $PROGS; do
-		[ -x "$dir/$p" ] && continue
-		log "build[$lane]: $cc -O2 -o $dir/$p bench/$p.c"
-		if ! "$cc" -O2 -o "$dir/$p" "bench/$p.c" >>"$LOG" 2>&1; then
-			say "  $lane: building $p failed (see $LOG): lane skipped"
-			return 1
-		fi
-	done
-	return 0
-}
-
-# ---- running ---------------------------------------------------------------
-# launch LANE NP: the launcher command line for NP ranks
-launch() {
-	local lane=$1 np=$2
-	case "$lane" in
-	mpilite) echo "$BUILD/bin/mpilite-run -n $np $PIN" ;;
-	mpilite-ref) echo "$REF/bin/mpilite-run -n $np $PIN" ;;
-	openmpi|openmpi-nocma)
-		local mca=
-		[ "$lane" = openmpi-nocma ] && mca="--mca btl_vader_single_copy_mechanism none"
-		if [ "$np" -le "$NCPU" ]; then
-			echo "mpirun.openmpi --allow-run-as-root --bind-to core ${mca:+$mca }-np $np"
-		else
-			echo "mpirun.openmpi --allow-run-as-root --oversubscribe --bind-to none ${mca:+$mca }-np $np $PIN"
-		fi ;;
-	mpich) echo "mpirun.mpich -np $np $PIN" ;;
-	esac
-}
-
-# run LANE NP PROG ARGS... -> program output on stdout; status 0 on success
-run() {
-	local lane=$1 np=$2 prog=$3 out rc
-	shift 3
-	out=$TMP/run.out
-	log "run[$lane]: $(launch "$lane" "$np") $(lane_dir "$lane")/$prog $*"
-	# shellcheck disable=SC2046 # the launcher line is meant to split into words
-	timeout -k 10 "$TIMEOUT" $(launch "$lane" "$np") "$(lane_dir "$lane")/$prog" "$@" \
-		>"$out" 2>>"$LOG" </dev/null
-	rc=$?
-	cat "$out" >>"$LOG"
-	if [ "$rc" -ne 0 ]; then
-		if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
-			log "  -> timed out after ${TIMEOUT}s"
-		else
-			log "  -> exit $rc"
-		fi
-		return 1
-	fi
-	cat "$out"
-}
-
-# value_at SIZE COLUMN: the COLUMN of the data line whose first field is SIZE
-value_at() { awk -v s="$1" -v c="$2" '!/^#/ && $1 == s { print $c; exit }'; }
-
-# rounds CALLBACK: CALLBACK REP LANE for every repetition and usable lane
-rounds() {
-	local cb=$1 rep lane
-	for ((rep = 1; rep <= REPS; rep++)); do
-		for lane in $LANES; do
-			[ "${LANE_OK[$lane]:-0}" = 1 ] && "$cb" "$rep" "$lane"
-		done
-	done
-}
+# ---- results store, building, running: bench/compare_lib.inc ---------------
+# shellcheck source=bench/compare_lib.inc
+. "$ROOT/bench/compare_lib.inc"
 
 # ---- measurements ----------------------------------------------------------
 lat_once() {
@@ -531,12 +387,6 @@ measure_memcpy() {
 }
 
 # ---- output ----------------------------------------------------------------
-fmt() { # 3 significant digits without exponents; n/a when missing
-	if [ -z "${1:-}" ]; then printf 'n/a'; return; fi
-	awk -v v="$1" 'BEGIN { a = v < 0 ? -v : v
-		if (a >= 100) printf "%.0f", v; else if (a >= 10) printf "%.1f", v
-		else if (a >= 1) printf "%.2f", v; else printf "%.3f", v }'
-}
 
 print_table() {
 	local m lane
@@ -564,17 +414,6 @@ print_table() {
 	printf 'json: %s   log: %s\n' "$OUT" "$LOG"
 }
 
-jnum() { [ -n "${1:-}" ] && printf '%s' "$1" || printf 'null'; }
-jlist() { # samples -> [a, b, c]
-	local first=1 v
-	printf '['
-	for v in $1; do
-		[ $first = 1 ] || printf ', '
-		printf '%s' "$v"
-		first=0
-	done
-	printf ']'
-}
 
 write_json() {
 	local m lane first
@@ -648,7 +487,6 @@ write_json() {
 }
 
 # ---- main ------------------------------------------------------------------
-loadavg() { cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo 0; }
 LOAD_START=$(loadavg)
 if awk -v l="$LOAD_START" -v n="$NCPU" 'BEGIN { exit !(l > n / 2) }'; then
 	say "compare.sh: warning: load average $LOAD_START on $NCPU CPUs: other work will skew the numbers"

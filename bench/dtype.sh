@@ -34,7 +34,7 @@
 # 300 s): a failed or hung run is left out of the median, a lane that cannot
 # be built shows n/a. Run it on an idle machine: other work skews the numbers.
 # The helpers (results store, medians, building and running a lane) are
-# bench/compare.sh's, sourced from it.
+# bench/compare_lib.inc's, shared with bench/compare.sh.
 # shellcheck disable=SC2317,SC2034,SC2154,SC2004 # callbacks called through variables; globals of compare.sh's helpers
 set -u
 cd "$(dirname "$0")/.." || exit 2
@@ -104,14 +104,9 @@ trap 'rm -rf "$TMP"' EXIT
 PIN=$ROOT/bench/pin.sh
 NCPU=$(nproc 2>/dev/null || echo 1)
 
-# compare.sh's helpers: everything between its "results store" and "main"
-# sections (functions and tables only; its main part does not run).
-if ! grep -q '^# ---- results store' bench/compare.sh || ! grep -q '^# ---- main' bench/compare.sh; then
-	echo "dtype.sh: bench/compare.sh has no '# ---- results store' ... '# ---- main' sections" >&2
-	exit 2
-fi
-# shellcheck disable=SC1090
-. <(sed -n '/^# ---- results store/,/^# ---- main/p' bench/compare.sh)
+# compare.sh's helpers (results store, building and running a lane, numbers)
+# shellcheck source=bench/compare_lib.inc
+. "$ROOT/bench/compare_lib.inc"
 LANE_NAME[ibtest]="ibtest dtype"
 
 # The launchers of this comparison (compare.sh pins Open MPI with
