@@ -210,7 +210,9 @@ static int cmp_int(const void *a, const void *b)
 /*
  * Parses PMIX_LOCAL_PEERS ("0,1,2"; ranges "0-3" are accepted too, some
  * servers may compress) into a sorted, duplicate-free array that must
- * contain @self. Returns the count, or -1 on a malformed string.
+ * contain @self. Returns the count, -1 on a malformed string, or -2 when
+ * the list is well formed but does not name @self (two "nodes" that share
+ * a host name, for one).
  */
 static int parse_local_peers(const char *s, int size, int self, int **ranks_p)
 {
@@ -263,8 +265,10 @@ static int parse_local_peers(const char *s, int size, int self, int **ranks_p)
 		if (ranks[i] == self)
 			have_self = true;
 	}
-	if (!have_self)
-		goto err;
+	if (!have_self) {
+		free(ranks);
+		return -2;
+	}
 	*ranks_p = ranks;
 	return n;
 err:
@@ -292,6 +296,13 @@ static ibx_status_t boot_local_peers(ibx_boot_t *boot)
 		return IBX_ERR_BOOTSTRAP;
 	}
 	n = parse_local_peers(val->data.string, boot->size, boot->rank, &boot->local_ranks);
+	if (n == -2) {
+		ibx_error("%s \"%s\" does not list this process (rank %d of %d): the launcher "
+			  "gave it another node's peers (two nodes under one host name?)",
+			  PMIX_LOCAL_PEERS, val->data.string, boot->rank, boot->size);
+		PMIX_VALUE_RELEASE(val);
+		return IBX_ERR_BOOTSTRAP;
+	}
 	if (n < 0) {
 		ibx_error("malformed %s \"%s\" (job size %d, own rank %d)", PMIX_LOCAL_PEERS,
 			  val->data.string, boot->size, boot->rank);

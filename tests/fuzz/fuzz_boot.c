@@ -72,11 +72,30 @@ out:
 	free(out);
 }
 
+/* The two refusals are told apart: a list that does not parse (-1), and a
+ * well-formed one without our rank (-2: two nodes under one host name). */
+static void check_refusals(void)
+{
+	int *r = NULL;
+
+	FUZZ_FAIL_IF(parse_local_peers("0,1", 4, 2, &r) != -2 || r,
+		     "a well-formed list without our rank is not -2");
+	FUZZ_FAIL_IF(parse_local_peers("0,x", 4, 0, &r) != -1 || r, "a malformed list is not -1");
+	FUZZ_FAIL_IF(parse_local_peers("2-3", 4, 2, &r) != 2 || !r, "\"2-3\" not 2 peers");
+	free(r);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	static bool checked;
 	int job, self;
 	size_t outlen;
 	char *s;
+
+	if (!checked) {
+		check_refusals();
+		checked = true;
+	}
 
 	if (size < 5 || size > 4096)
 		return 0;
