@@ -77,6 +77,8 @@ IBTEST_SRCS := $(sort $(wildcard tools/ibtest/*.c))
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_HELPER_SRCS := $(filter-out tests/unit/test_%,$(sort $(wildcard tests/unit/*.c)))
 MPITEST_SRCS := $(sort $(wildcard tests/mpi/*.c))
+# MPI programs that only the verbs lane's two-node part runs (fault scenarios)
+RXETEST_SRCS := $(sort $(wildcard tests/rxe/*.c))
 # Engine programs that tests/sh scenarios drive (dtype_extents.c is built by
 # its scenario with mpilite-cc and Open MPI's mpicc, the way users build).
 SHTEST_SRCS := $(filter-out tests/sh/dtype_extents.c,$(sort $(wildcard tests/sh/*.c)))
@@ -101,6 +103,7 @@ MPICXX_BIN := $(BUILD)/bin/mpilite-cxx
 IBTEST_BIN := $(BUILD)/bin/ibtest
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRCS))
 MPITEST_BINS := $(patsubst tests/mpi/%.c,$(BUILD)/tests/mpi/%,$(MPITEST_SRCS))
+RXETEST_BINS := $(patsubst tests/rxe/%.c,$(BUILD)/tests/rxe/%,$(RXETEST_SRCS))
 SHTEST_BINS := $(patsubst tests/sh/%.c,$(BUILD)/tests/sh/%,$(SHTEST_SRCS))
 # Examples link the shared libraries, as an application would (engine
 # examples: libibx.so; MPI examples: libmpilite.so); none under sanitizers.
@@ -116,7 +119,7 @@ endif
 	uninstall clean format format-check bench fuzz FORCE
 all: libs $(MPIRUN_BIN) $(MPICC_BIN) $(MPICXX_BIN) $(IBTEST_BIN) tests $(BUILD)/ibx.pc $(BUILD)/mpilite.pc
 libs: $(LIBS)
-tests: $(UNIT_BINS) $(MPITEST_BINS) $(SHTEST_BINS) $(BENCH_BINS) $(EXAMPLE_BINS)
+tests: $(UNIT_BINS) $(MPITEST_BINS) $(RXETEST_BINS) $(SHTEST_BINS) $(BENCH_BINS) $(EXAMPLE_BINS)
 
 # Objects are rebuilt when the compiler or its flags change, not only when
 # their sources do (the stamp holds the last command line).
@@ -187,6 +190,10 @@ $(BUILD)/tests/unit/%: tests/unit/%.c $(UNIT_HELPER_OBJS) $(LIBIBX_A)
 $(BUILD)/tests/mpi/%: tests/mpi/%.c $(LIBMPIL_A) $(LIBIBX_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(LIBMPIL_A) $(LIBIBX_A) $(LDLIBS_ALL)
+
+$(BUILD)/tests/rxe/%: tests/rxe/%.c tests/mpi/mpitest.h $(LIBMPIL_A) $(LIBIBX_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Itests/mpi $(ALL_LDFLAGS) -o $@ $< $(LIBMPIL_A) $(LIBIBX_A) $(LDLIBS_ALL)
 
 $(BUILD)/tests/sh/%: tests/sh/%.c $(LIBIBX_A)
 	@mkdir -p $(dir $@)

@@ -94,32 +94,9 @@ OUT=
 PIN=1
 SETTLE=1
 
-usage() { sed -n '2,/^set -uo/p' "$0" | sed -e '/^set -uo/d' -e 's/^# \{0,1\}//'; }
-num() { if ! [[ $2 =~ ^[0-9]+$ ]] || [ "$2" -lt "$3" ]; then echo "rxe-compare: $1 needs a number >= $3" >&2; exit 2; fi; }
-while [ $# -gt 0 ]; do
-	case $1 in
-	--reps) REPS=${2:-}; shift ;;
-	--lat-iters) LAT_ITERS=${2:-}; shift ;;
-	--bw-iters) BW_ITERS=${2:-}; shift ;;
-	--pp-block) PP_BLOCK=${2:-}; shift ;;
-	--pp-warmup) PP_WARMUP=${2:-}; shift ;;
-	--timeout) TIMEOUT=${2:-}; shift ;;
-	--no-pin) PIN=0 ;;
-	--settle) SETTLE=${2:-}; shift ;;
-	--out) OUT=${2:-}; shift ;;
-	-h | --help) usage; exit 0 ;;
-	*) echo "rxe-compare: unknown option '$1' (--help)" >&2; exit 2 ;;
-	esac
-	shift
-done
-num --reps "$REPS" 1
-num --lat-iters "$LAT_ITERS" 10
-[ "$LAT_ITERS" -ge $((3 * PP_BLOCK)) ] || { echo "rxe-compare: --lat-iters must be at least 3 blocks (--pp-block)" >&2; exit 2; }
-num --bw-iters "$BW_ITERS" 10
-num --pp-block "$PP_BLOCK" 2
-num --pp-warmup "$PP_WARMUP" 0
-num --timeout "$TIMEOUT" 10
-num --settle "$SETTLE" 0
+# shellcheck source=rxe_opts.inc
+. bench/rxe_opts.inc
+rxe_parse_args rxe-compare "$@"
 
 if [ "${IBX_VERBS_NATIVE:-0}" != 1 ] && [ "${IBX_RXE_GUEST:-0}" != 1 ]; then
 	exec bash tests/rxe/run-in-vm.sh --timeout "${IBX_RXE_TIMEOUT:-5400}" -- \
@@ -148,109 +125,8 @@ for t in ib_write_bw ib_write_lat ib_read_lat ib_atomic_lat ib_send_lat; do
 done
 export IBX_DEVICE=${IBX_DEVICE:-$VERBS_DEV:$VERBS_PORT}
 
-say() { printf '%s\n' "$*" >&2; }
-NFAIL=0
-NEXT_PORT=19000
-
-# The first two CPUs we may run on: server, client.
-PIN_S=() PIN_C=() PIN_RANKS=()
-if [ $PIN = 1 ] && command -v taskset >/dev/null; then
-	read -r -a cpus <<<"$(taskset -cp $$ | sed 's/.*: *//' | tr ',' '\n' |
-		awk -F- 'NF == 2 { for (c = $1; c <= $2; c++) printf "%d ", c; next } { printf "%s ", $1 }')"
-	if [ ${#cpus[@]} -ge 2 ]; then
-		PIN_S=(taskset -c "${cpus[0]}") PIN_C=(taskset -c "${cpus[1]}") PIN_RANKS=(bench/pin.sh)
-	else
-		PIN=0
-	fi
-else
-	PIN=0
-fi
-
-# ---- one server/client pair ---------------------------------------------------
-# pair LOG CMD...: the server runs CMD plus device, port, GID and TCP port;
-# the client the same plus the server's address. Succeeds when both exit 0.
-pair() {
-	local log=$1 port=$NEXT_PORT spid crc src
-	shift
-	NEXT_PORT=$((NEXT_PORT + 1))
-	local common=(-d "$VERBS_DEV" -i "$VERBS_PORT" -p "$port")
-	[ -n "$VERBS_GID_INDEX" ] && common+=(-x "$VERBS_GID_INDEX")
-	sleep "$SETTLE"
-	timeout -k 5 "$TIMEOUT" "${PIN_S[@]}" "$@" "${common[@]}" >"$log.server" 2>&1 &
-	spid=$!
-	if ! rxe_wait_tcp_listen "$port" "$spid"; then
-		kill "$spid" 2>/dev/null
-		wait "$spid"
-		echo "(server never listened on port $port)" >>"$log.server"
-		: >"$log.client"
-		return 1
-	fi
-	timeout -k 5 "$TIMEOUT" "${PIN_C[@]}" "$@" "${common[@]}" "$VERBS_SERVER_ADDR" >"$log.client" 2>&1
-	crc=$?
-	[ $crc -ne 0 ] && kill "$spid" 2>/dev/null
-	wait "$spid"
-	src=$?
-	[ $crc -eq 0 ] && [ $src -eq 0 ]
-}
-
-# ---- samples ---------------------------------------------------------------------
-# $LOGDIR/<metric>.<lane>.samples: "repetition figure" per line, in run order.
-add() { echo "$REP $3" >>"$LOGDIR/$1.$2.samples"; }
-samples() { awk '{ print $2 }' "$LOGDIR/$1.$2.samples" 2>/dev/null; }
-median() {
-	sort -g | awk '{ v[NR] = $1 } END { if (!NR) exit
-		printf "%.6g\n", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
-ratio() { [ -n "$1" ] && [ -n "$2" ] && awk -v a="$1" -v b="$2" 'BEGIN { if (b != 0) printf "%.3f\n", a / b }'; }
-# paired METRIC BASE TOOL: TOOL / BASE of each repetition that has both
-# (the two runs of a repetition are minutes closer than any others).
-paired() {
-	awk 'NR == FNR { base[$1] = $2; next } ($1 in base) && base[$1] != 0 { printf "%.6g\n", $2 / base[$1] }' \
-		"$LOGDIR/$1.$2.samples" "$LOGDIR/$1.$3.samples" 2>/dev/null
-}
-rm -f "$LOGDIR"/*.samples
-
-# measure METRIC LANE FIELD CMD...: one pair; FIELD of the result row
-# (perftest_result: bytes iters ... ; 4 = BW average, 5 = t_typical).
-measure() {
-	local metric=$1 lane=$2 field=$3 log res
-	shift 3
-	log=$LOGDIR/$metric.$lane.$REP
-	if pair "$log" "$@" && res=$(perftest_result "$log.client") && [ -n "$res" ]; then
-		add "$metric" "$lane" "$(echo "$res" | awk -v f="$field" '{ print $f }')"
-		return 0
-	fi
-	NFAIL=$((NFAIL + 1))
-	say "rxe-compare: $metric ($lane) failed; see $log.server / $log.client"
-	tail -n 5 "$log.server" "$log.client" 2>/dev/null | sed 's/^/    | /' >&2
-	return 1
-}
-
-# FILE holds per-iteration samples ("i, usec" lines: ib_send_lat -U,
-# pingpong -U). block_means: the means of blocks of PP_BLOCK consecutive
-# samples, the first block (cold) left out; sample_mean: the mean of the
-# same samples.
-block_means() {
-	awk -v b="$PP_BLOCK" -F', ' '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9.eE+-]+$/ {
-		s += $2; if (++n == b) { if (++k > 1) printf "%.6g\n", s / n; s = n = 0 } }' "$1"
-}
-sample_mean() {
-	awk -v b="$PP_BLOCK" -F', ' '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9.eE+-]+$/ && ++n > b { s += $2; k++ }
-		END { if (k) printf "%.6g\n", s / k }' "$1"
-}
-# add_sample_stats FILE LANE: the run's block median and mean.
-add_sample_stats() {
-	local bm mean
-	bm=$(block_means "$1" | median)
-	mean=$(sample_mean "$1")
-	if [ -z "$bm" ] || [ -z "$mean" ]; then
-		NFAIL=$((NFAIL + 1))
-		say "rxe-compare: no per-iteration samples in $1"
-		return 1
-	fi
-	add send_blocks "$2" "$bm"
-	add send_mean "$2" "$mean"
-}
+# shellcheck source=rxe_lib.inc
+. bench/rxe_lib.inc
 
 # The measurements of one repetition; $1 = 0 or 1 says who goes first.
 one_rep() {
@@ -363,31 +239,6 @@ for ((REP = 1; REP <= REPS; REP++)); do
 done
 
 # ---- table and JSON --------------------------------------------------------------
-med() { samples "$1" "$2" | median; }
-# row LABEL UNIT METRIC BASE TOOL PAIRED TARGET_OP TARGET: medians, their
-# ratio and (PAIRED=1) the median of the per-repetition ratios, which is
-# what the target is checked against when there is one.
-row() {
-	local label=$1 unit=$2 m=$3 a=$4 b=$5 pr=$6 op=$7 tgt=$8 va vb r rp judged ok
-	va=$(med "$m" "$a")
-	vb=$(med "$m" "$b")
-	r=$(ratio "$vb" "$va")
-	rp=
-	[ "$pr" = 1 ] && rp=$(paired "$m" "$a" "$b" | median)
-	[ -n "$rp" ] && rp=$(printf '%.3f' "$rp")
-	judged=${rp:-$r}
-	ok=-
-	if [ -n "$judged" ] && [ "$op" != - ]; then
-		ok=$(awk -v r="$judged" -v t="$tgt" -v op="$op" 'BEGIN {
-			print ((op == ">=" && r >= t) || (op == "<=" && r <= t)) ? "met" : "MISSED" }')
-	fi
-	printf '%-34s %12s %12s %7s %7s  %-8s %s\n' "$label" "${va:-n/a}${va:+ $unit}" \
-		"${vb:-n/a}${vb:+ $unit}" "${r:-n/a}" "${rp:--}" "$( [ "$op" = - ] && echo - || echo "$op $tgt")" "$ok"
-	ROWS_JSON+=("$(printf '{"metric": "%s", "base": "%s", "tool": "%s", "unit": "%s", "base_median": %s, "tool_median": %s, "ratio_of_medians": %s, "paired_ratio_median": %s, "target": %s, "status": "%s"}' \
-		"$m" "$a" "$b" "$unit" "${va:-null}" "${vb:-null}" "${r:-null}" "${rp:-null}" \
-		"$( [ "$op" = - ] && echo null || echo "\"$op $tgt\"")" "$ok")")
-}
-
 ROWS_JSON=()
 echo
 echo "rxe-compare: $VERBS_DEV port $VERBS_PORT, kernel $(uname -r), $REPS repetitions (medians), $((SECONDS - T0)) s"
@@ -413,27 +264,8 @@ echo " $PP_BLOCK iterations, the first left out; blocks: a run's median block me
 echo " MPI one-sided rows: ibtest rma_lat --typical (allocate window, MPI_Win_flush each) against perftest's t_typical;"
 echo " MCS rows: ibtest lock -a mcs -p 2 -w 0, uncontended lock+unlock and the 2-rank cycle, against ib_atomic_lat.)"
 
-{
-	printf '{\n  "device": "%s", "port": %s, "gid_index": "%s", "kernel": "%s", "date": "%s",\n' \
-		"$VERBS_DEV" "$VERBS_PORT" "${VERBS_GID_INDEX:-}" "$(uname -r)" "$(date -u +%FT%TZ)"
-	printf '  "reps": %s, "lat_iters": %s, "bw_iters": %s, "pp_block": %s, "pp_warmup": %s, "pinned": %s, "failed_runs": %s,\n' \
-		"$REPS" "$LAT_ITERS" "$BW_ITERS" "$PP_BLOCK" "$PP_WARMUP" "$([ $PIN = 1 ] && echo true || echo false)" "$NFAIL"
-	printf '  "rows": [\n'
-	for i in "${!ROWS_JSON[@]}"; do
-		printf '    %s%s\n' "${ROWS_JSON[$i]}" "$([ "$i" -lt $((${#ROWS_JSON[@]} - 1)) ] && echo ,)"
-	done
-	printf '  ],\n'
-	printf '  "samples": {\n'
-	first=1
-	for f in "$LOGDIR"/*.samples; do
-		[ -e "$f" ] || continue
-		b=$(basename "$f" .samples)
-		[ $first = 1 ] || printf ',\n'
-		first=0
-		printf '    "%s": [%s]' "$b" "$(awk '{ print $2 }' "$f" | paste -sd, -)"
-	done
-	printf '\n  }\n}\n'
-} >"$OUT.tmp" && mv "$OUT.tmp" "$OUT"
+write_json "$(printf '"reps": %s, "lat_iters": %s, "bw_iters": %s, "pp_block": %s, "pp_warmup": %s' \
+	"$REPS" "$LAT_ITERS" "$BW_ITERS" "$PP_BLOCK" "$PP_WARMUP")"
 echo "(JSON: $OUT; logs: $LOGDIR)"
 [ $NFAIL -eq 0 ] || { say "rxe-compare: $NFAIL run(s) failed"; exit 1; }
 exit 0

@@ -358,6 +358,7 @@ static ibx_status_t boot_pmix_init(ibx_boot_t *boot)
 	if (ret != IBX_OK)
 		goto err_fini;
 	ibx_boot_sanitize_id(boot->me.nspace, boot->job_id, sizeof(boot->job_id));
+	ibx_boot_events_init(boot);
 	ibx_debug("PMIx: namespace %s rank %d of %d, %d node-local", boot->me.nspace, boot->rank,
 		  boot->size, boot->local_size);
 	return IBX_OK;
@@ -432,12 +433,14 @@ void ibx_boot_fini(ibx_boot_t *boot)
 	if (!boot)
 		return;
 	if (boot->pmix) {
+		ibx_boot_events_fini(boot);
 		rc = PMIx_Finalize(NULL, 0);
 		if (rc != PMIX_SUCCESS)
 			ibx_warn("PMIx_Finalize failed: %s", PMIx_Error_string(rc));
 	}
 	ibx_boot_kv_clear(boot);
 	free(boot->local_ranks);
+	free(boot->lost);
 	free(boot);
 }
 

@@ -11,6 +11,7 @@
 
 #include <limits.h>
 #include <pmix.h>
+#include <stdatomic.h>
 
 typedef struct boot_kv {
 	struct boot_kv *next;
@@ -30,6 +31,12 @@ struct ibx_boot {
 	int *local_ranks; /* [local_size], ascending, self included */
 	char job_id[IBX_BOOT_JOB_ID_MAX];
 	boot_kv_t *kv; /* singleton only: what was put */
+	/* peers the launcher reported gone (bootstrap_events.c): [size],
+	 * 0 = no report, else exit status + 1; lost_gen moves with each */
+	_Atomic int *lost;
+	_Atomic unsigned lost_gen;
+	size_t ev_id;
+	bool ev_registered;
 };
 
 static inline int boot_timeout_s(void)
@@ -38,6 +45,10 @@ static inline int boot_timeout_s(void)
 
 	return t < 1 ? 1 : t > INT_MAX ? INT_MAX : (int)t;
 }
+
+/* bootstrap_events.c: the handler of the launcher's "process gone" events */
+void ibx_boot_events_init(ibx_boot_t *boot);
+void ibx_boot_events_fini(ibx_boot_t *boot);
 
 /* Frees what a singleton put (bootstrap_modex.c). */
 void ibx_boot_kv_clear(ibx_boot_t *boot);

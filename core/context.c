@@ -83,6 +83,17 @@ static ibx_status_t choose_paths(ibx_ctx_t *ctx, path_choice_t *pc)
 		p = (all_verbs || (!all_shm && !local)) ? PATH_VERBS : PATH_SHM;
 		pc->ranks[p][pc->n[p]++] = r;
 	}
+	/* A job over several nodes: the verbs path connects the node-local
+	 * peers too, for one-sided atomics only (their messages stay on shm).
+	 * Remote peers update a node-local owner's memory with the NIC's
+	 * atomics, which are atomic only among themselves: every atomic on
+	 * memory that verbs peers reach must be the NIC's (core/rma/rkey.c). */
+	if (!all_shm && !all_verbs && ctx->local_size < ctx->size) {
+		ctx->nic_local = true;
+		for (int r = 0; r < ctx->size; r++)
+			if (r != ctx->rank && ctx->peers[r].local)
+				pc->ranks[PATH_VERBS][pc->n[PATH_VERBS]++] = r;
+	}
 	return IBX_OK;
 }
 
@@ -116,7 +127,7 @@ static void paths_fini(ibx_ctx_t *ctx)
 static bool path_ops_complete(const ibx_path_ops_t *ops)
 {
 	return ops->name && ops->tag_send && ops->rndv_recv && ops->put && ops->get &&
-	       ops->put_imm && ops->fetch_add && ops->cswap && ops->flush;
+	       ops->put_imm && ops->fetch_add && ops->cswap && ops->flush && ops->lose;
 }
 
 static ibx_status_t paths_connect(ibx_ctx_t *ctx)
@@ -256,6 +267,7 @@ ibx_status_t ibx_init(const ibx_init_params_t *params, ibx_ctx_t **ctx_p)
 	ctx->size = ibx_boot_size(ctx->boot);
 	ctx->local_size = ibx_boot_local_size(ctx->boot);
 	ctx->local_ranks = ibx_boot_local_ranks(ctx->boot);
+	ctx->lost_gen = ibx_boot_lost_gen(ctx->boot);
 	ibx_log_set_rank(ctx->rank);
 	publish_cpus(ctx);
 

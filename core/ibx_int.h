@@ -97,6 +97,11 @@ ibx_status_t ibx_boot_fence(ibx_boot_t *boot, bool collect);
 ibx_status_t ibx_boot_get(ibx_boot_t *boot, int rank, const char *key, void **data_p,
 			  size_t *len_p);
 ibx_status_t ibx_boot_abort(ibx_boot_t *boot, int code, const char *msg);
+/* Peers the launcher reported gone: a counter that moves with each report
+ * (read it relaxed, cheaply, on idle passes), and the report about @rank
+ * (*code_p: its exit status, -1 when not given). */
+_Atomic unsigned *ibx_boot_lost_gen(ibx_boot_t *boot);
+bool ibx_boot_lost(const ibx_boot_t *boot, int rank, int *code_p);
 
 /* ---- requests ------------------------------------------------------------- */
 enum { IBX_REQ_SEND = 1, IBX_REQ_RECV = 2 };
@@ -277,6 +282,10 @@ typedef struct ibx_path_ops {
 			      uint64_t compare, uint64_t swap, uint64_t *result,
 			      ibx_request_t *req);
 	ibx_status_t (*flush)(struct ibx_peer *peer);
+	/* Someone who knows (the launcher, through PMIx) reports the peer
+	 * gone: log @why with the path's name for the connection, then fail
+	 * everything pending with the peer as if the path had seen it. */
+	void (*lose)(struct ibx_peer *peer, const char *why);
 } ibx_path_ops_t;
 
 typedef struct ibx_peer {
@@ -365,6 +374,13 @@ void ibx_idle_hook_set(ibx_ctx_t *ctx, ibx_idle_hook_t hook, void *arg);
 
 struct ibx_ctx {
 	ibx_boot_t *boot;
+	/* the launcher's reports of lost peers: applied by ibx_progress on an
+	 * idle pass when *lost_gen moved past lost_seen */
+	_Atomic unsigned *lost_gen;
+	unsigned lost_seen;
+	/* the verbs path also connects node-local peers, for the NIC's atomics
+	 * on their memory (a job over several nodes, IBX_PATHS=auto) */
+	bool nic_local;
 	int rank, size;
 	int local_size;
 	const int *local_ranks;

@@ -528,14 +528,52 @@ ibx_status_t ibx_request_cancel(ibx_ctx_t *ctx, ibx_request_t *req)
 
 /* ---- progress ----------------------------------------------------------------- */
 
+/* The launcher reported peers gone (core/bootstrap_events.c): each path
+ * fails what is pending with them, naming the connection. Runs on an idle
+ * pass of the thread that progresses the context, never on PMIx's thread. */
+static void peers_lost(ibx_ctx_t *ctx, unsigned gen)
+{
+	char why[96];
+	int code;
+
+	ctx->lost_seen = gen;
+	for (int r = 0; r < ctx->size; r++) {
+		ibx_peer_t *peer = &ctx->peers[r];
+
+		if (r == ctx->rank || peer->error != IBX_OK || !ibx_boot_lost(ctx->boot, r, &code))
+			continue;
+		if (code > 128 && code < 128 + 65)
+			snprintf(why, sizeof(why),
+				 "the launcher reports it killed by signal %d (status %d)",
+				 code - 128, code);
+		else if (code >= 0)
+			snprintf(why, sizeof(why),
+				 "the launcher reports it ended without finalizing (status %d)",
+				 code);
+		else
+			snprintf(why, sizeof(why), "the launcher reports it gone");
+		if (peer->ops)
+			peer->ops->lose(peer, why);
+		if (peer->error == IBX_OK) { /* a peer no path had taken yet */
+			ibx_error("peer %d: %s", r, why);
+			peer->error = IBX_ERR_UNREACHABLE;
+			ibx_tag_peer_failed(ctx, r, IBX_ERR_UNREACHABLE);
+		}
+	}
+}
+
 int ibx_progress(ibx_ctx_t *ctx)
 {
 	int n = 0;
+	unsigned gen;
 
 	for (int i = 0; i < ctx->npaths; i++)
 		n += ctx->paths[i].mod->progress(ctx, ctx->paths[i].state);
 	if (ctx->progress_hook)
 		n += ctx->progress_hook(ctx, ctx->progress_arg);
+	if (!n && ibx_unlikely((gen = atomic_load_explicit(ctx->lost_gen, memory_order_acquire)) !=
+			       ctx->lost_seen))
+		peers_lost(ctx, gen);
 	return n;
 }
 

@@ -34,7 +34,9 @@
 # The sanitizer and fuzz suites build what they run (make, with CC and
 # WERROR from the environment); a build that fails is one FAIL.
 # Environment: BUILD (default build), IBX_TEST_FILTER (substring of names),
-# IBX_TEST_LAUNCHERS (restrict launchers, e.g. "mpilite"), IBX_TEST_NPS
+# IBX_TEST_LAUNCH_ARGS (options mpilite-run gets before -n, e.g. the verbs
+# lane's "--emulate-nodes 2:rxn0,rxn1"), IBX_TEST_LAUNCHERS (restrict
+# launchers, e.g. "mpilite"), IBX_TEST_NPS
 # (restrict rank counts), IBX_TEST_TIMEOUT_SCALE (multiply every MPI test's
 # time limit; the Soft-RoCE lane sets it, since emulated verbs are slower),
 # IBX_ASAN_NPS, IBX_TSAN_NPS, IBX_FUZZ_SECONDS.
@@ -135,7 +137,7 @@ run_mpi() {
 				if [ "$l" = ompi ] && ! command -v mpirun.openmpi >/dev/null; then skip "$name" "no mpirun.openmpi"; continue; fi
 				log=$logdir/$base-$l-$np.log
 				case $l in
-				mpilite) env $envs timeout -k 5 $((tmo + 15)) "$launcher" -n "$np" --timeout "$tmo" "$prog" $args >"$log" 2>&1 ;;
+				mpilite) env $envs timeout -k 5 $((tmo + 15)) "$launcher" ${IBX_TEST_LAUNCH_ARGS:-} -n "$np" --timeout "$tmo" "$prog" $args >"$log" 2>&1 ;;
 				ompi) env $envs timeout -k 5 "$tmo" bash -c "$(declare -f ompi_run); ompi_run $np $prog $args" >"$log" 2>&1 ;;
 				esac
 				rc=$?

@@ -111,7 +111,7 @@ static ibx_status_t eager_fast(qp_peer_t *p, const ibx_request_t *req)
 	p->fast_wr.send_flags = IBV_SEND_INLINE | (sig ? IBV_SEND_SIGNALED : 0);
 	rc = ibv_post_send(p->qp->qp, &p->fast_wr, &bad);
 	if (ibx_unlikely(rc)) {
-		ibx_error("peer %d QP 0x%x: ibv_post_send(SEND) failed: %s", p->rank, p->qp->qpn,
+		ibx_error(QP_PEER_FMT ": ibv_post_send(SEND) failed: %s", QP_PEER_ARGS(p),
 			  strerror(rc));
 		ibx_qp_peer_fail(p, IBX_ERR_IO, NULL);
 		return IBX_ERR_UNREACHABLE;

@@ -56,6 +56,7 @@ const ibx_path_ops_t ibx_qp_path_ops = {
     .fetch_add = ibx_qp_rma_fetch_add,
     .cswap = ibx_qp_rma_cswap,
     .flush = ibx_qp_rma_flush,
+    .lose = ibx_qp_peer_lose,
 };
 
 static uint32_t pow2_at_least(uint32_t v)
@@ -118,6 +119,7 @@ static void path_free(qp_path_t *path)
 	free(path->amo_free);
 	free(path->peers);
 	free(path->by_rank);
+	free(path->nic_ipeers);
 	free(path->qpn_hash);
 	free(path);
 }
@@ -204,6 +206,12 @@ static ibx_status_t path_size(qp_path_t *path, int n)
 	if (path->signal_every > path->sq_depth / 4)
 		path->signal_every = path->sq_depth / 4;
 	path->inline_max = cfg->IB_INLINE > 0 ? (uint32_t)cfg->IB_INLINE : 0;
+	path->ka_ns = cfg->IB_KEEPALIVE > 0 ? (uint64_t)cfg->IB_KEEPALIVE * 1000000ull : 0;
+	path->retry_budget_ns = ibx_qp_retry_budget_ns(cfg->IB_TIMEOUT, cfg->IB_RETRY);
+	path->ka_dead_ns =
+	    path->retry_budget_ns < UINT64_MAX / 2 ? 2 * path->retry_budget_ns : UINT64_MAX;
+	if (path->ka_dead_ns < 2000000000ull)
+		path->ka_dead_ns = 2000000000ull;
 	path->max_sge = da->max_sge < 16 ? (uint32_t)da->max_sge : 16;
 	path->max_sge_rd = da->max_sge_rd > 0 ? (uint32_t)da->max_sge_rd : path->max_sge;
 	if (path->max_sge_rd > path->max_sge)
@@ -332,6 +340,11 @@ static ibx_status_t qp_path_init(ibx_ctx_t *ctx, const int *ranks, int n, void *
 	path->self = &path->peers[n];
 	path->self_ipeer.rank = ctx->rank;
 	path->self_ipeer.local = true;
+	path->nic_ipeers = calloc((size_t)n + 1, sizeof(*path->nic_ipeers));
+	if (!path->nic_ipeers) {
+		st = IBX_ERR_NO_MEMORY;
+		goto err;
+	}
 	for (i = 0; i <= n; i++) {
 		qp_peer_t *p = &path->peers[i];
 		uint32_t h;
@@ -340,6 +353,12 @@ static ibx_status_t qp_path_init(ibx_ctx_t *ctx, const int *ranks, int n, void *
 		p->rank = i < n ? ranks[i] : ctx->rank;
 		p->idx = i;
 		p->ipeer = i < n ? &ctx->peers[ranks[i]] : &path->self_ipeer;
+		if (i < n && ctx->nic_local && ctx->peers[ranks[i]].local) {
+			/* shm carries its messages: the QP is for atomics only */
+			p->ipeer = &path->nic_ipeers[i];
+			p->ipeer->rank = ranks[i];
+			p->ipeer->local = true;
+		}
 		st = ibx_qp_create(path->dev, &ia, &p->qp);
 		if (st != IBX_OK)
 			goto err;
@@ -569,10 +588,12 @@ static void qp_path_fini(ibx_ctx_t *ctx, void *state)
 		return;
 	ibx_info(
 	    "verbs path: %llu messages sent, %llu received, %llu explicit credit returns, "
-	    "%llu flush WQEs, %llu tag sends queued (for a credit, a send slot or a bounce buffer)",
+	    "%llu flush WQEs (%llu of them keepalive probes), %llu tag sends queued (for a credit, "
+	    "a "
+	    "send slot or a bounce buffer)",
 	    (unsigned long long)path->stats.msgs_sent, (unsigned long long)path->stats.msgs_recvd,
 	    (unsigned long long)path->stats.credit_writes,
-	    (unsigned long long)path->stats.flush_wqes,
+	    (unsigned long long)path->stats.flush_wqes, (unsigned long long)path->stats.keepalives,
 	    (unsigned long long)path->stats.sends_queued);
 	for (int i = 0; i < path->npeers; i++) {
 		qp_peer_t *p = &path->peers[i];

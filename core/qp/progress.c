@@ -118,8 +118,8 @@ static void tx_completion(qp_path_t *path, const struct ibv_wc *wc)
 	if (ibx_unlikely(p->error != IBX_OK))
 		return; /* flushed work of a peer already failed */
 	if (ibx_unlikely((uint32_t)(seq - p->sq_tail) >= (uint32_t)(p->sq_head - p->sq_tail))) {
-		ibx_error("peer %d QP 0x%x: completion for WQE %u outside [%u, %u)", p->rank,
-			  p->qp->qpn, seq, p->sq_tail, p->sq_head);
+		ibx_error(QP_PEER_FMT ": completion for WQE %u outside [%u, %u)", QP_PEER_ARGS(p),
+			  seq, p->sq_tail, p->sq_head);
 		return;
 	}
 	e = &p->sqe[seq & p->sq_mask];
@@ -127,12 +127,11 @@ static void tx_completion(qp_path_t *path, const struct ibv_wc *wc)
 		ibx_status_t why = ibx_qp_wc_status(wc->status);
 
 		if (path->finalizing)
-			ibx_debug("peer %d QP 0x%x: %s failed during finalize: %s", p->rank,
-				  p->qp->qpn, sqe_what(e), ibv_wc_status_str(wc->status));
+			ibx_debug(QP_PEER_FMT ": %s failed during finalize: %s", QP_PEER_ARGS(p),
+				  sqe_what(e), ibv_wc_status_str(wc->status));
 		else
-			ibx_error("peer %d QP 0x%x: %s failed: %s (vendor err 0x%x)", p->rank,
-				  p->qp->qpn, sqe_what(e), ibv_wc_status_str(wc->status),
-				  wc->vendor_err);
+			ibx_error(QP_PEER_FMT ": %s failed: %s (vendor err 0x%x)", QP_PEER_ARGS(p),
+				  sqe_what(e), ibv_wc_status_str(wc->status), wc->vendor_err);
 		/* only a one-sided operation's own key problem is REMOTE_ACCESS */
 		if (why == IBX_ERR_REMOTE_ACCESS && e->kind != SQE_RMA && e->kind != SQE_AMO)
 			why = IBX_ERR_UNREACHABLE;
@@ -202,9 +201,14 @@ static void rx_corrupt(qp_path_t *path, const struct ibv_wc *wc, const char *wha
 {
 	qp_peer_t *p = peer_by_qpn(path, wc->qp_num);
 
-	ibx_error("peer %d QP 0x%x: malformed message (%s, %u bytes): dropping the peer",
-		  p ? p->rank : -1, wc->qp_num, what, wc->byte_len);
-	if (p) {
+	if (!p) {
+		ibx_error("%s: malformed message (%s, %u bytes) on QP 0x%x of no peer",
+			  path->dev->name, what, wc->byte_len, wc->qp_num);
+		return;
+	}
+	ibx_error(QP_PEER_FMT ": malformed message (%s, %u bytes): dropping the peer",
+		  QP_PEER_ARGS(p), what, wc->byte_len);
+	{
 		ibx_qp_peer_fail(p, IBX_ERR_CORRUPT, NULL);
 		if (p->ipeer->error == IBX_OK)
 			p->ipeer->error = IBX_ERR_CORRUPT;
@@ -226,11 +230,11 @@ static void rx_completion(qp_path_t *path, const struct ibv_wc *wc)
 		if (wc->status == IBV_WC_WR_FLUSH_ERR || !p || p->error != IBX_OK)
 			return;
 		if (path->finalizing)
-			ibx_debug("peer %d QP 0x%x: RECV failed during finalize: %s", p->rank,
-				  p->qp->qpn, ibv_wc_status_str(wc->status));
+			ibx_debug(QP_PEER_FMT ": RECV failed during finalize: %s", QP_PEER_ARGS(p),
+				  ibv_wc_status_str(wc->status));
 		else
-			ibx_error("peer %d QP 0x%x: RECV failed: %s (vendor err 0x%x)", p->rank,
-				  p->qp->qpn, ibv_wc_status_str(wc->status), wc->vendor_err);
+			ibx_error(QP_PEER_FMT ": RECV failed: %s (vendor err 0x%x)",
+				  QP_PEER_ARGS(p), ibv_wc_status_str(wc->status), wc->vendor_err);
 		ibx_qp_peer_fail(p, IBX_ERR_UNREACHABLE, NULL);
 		return;
 	}
@@ -243,8 +247,8 @@ static void rx_completion(qp_path_t *path, const struct ibv_wc *wc)
 		imm = be32toh(wc->imm_data);
 		seg = ibx_qp_rndv_dt_imm(p, imm);
 		if (seg < 0) {
-			ibx_error("peer %d QP 0x%x: segment write 0x%x matches no rendezvous",
-				  p->rank, p->qp->qpn, imm);
+			ibx_error(QP_PEER_FMT ": segment write 0x%x matches no rendezvous",
+				  QP_PEER_ARGS(p), imm);
 			ibx_qp_peer_fail(p, IBX_ERR_CORRUPT, NULL);
 			return;
 		}
@@ -389,7 +393,7 @@ static void async_check(qp_path_t *path)
 		case IBV_EVENT_QP_ACCESS_ERR:
 			p = peer_by_qpn(path, ev.element.qp->qp_num);
 			if (p && p->error == IBX_OK) {
-				ibx_error("peer %d QP 0x%x: async event %s", p->rank, p->qp->qpn,
+				ibx_error(QP_PEER_FMT ": async event %s", QP_PEER_ARGS(p),
 					  ibv_event_type_str(ev.event_type));
 				ibx_qp_peer_fail(p, IBX_ERR_UNREACHABLE, NULL);
 			}
@@ -402,8 +406,18 @@ static void async_check(qp_path_t *path)
 			break;
 		case IBV_EVENT_PORT_ERR:
 			ibx_warn(
-			    "device %s:%u: async event %s (QPs fail once their retries run out)",
-			    path->dev->name, path->dev->port, ibv_event_type_str(ev.event_type));
+			    "device %s:%u: async event %s: remote peers fail unless the port is "
+			    "active again within the QP retry budget (%.2f s)",
+			    path->dev->name, path->dev->port, ibv_event_type_str(ev.event_type),
+			    (double)path->retry_budget_ns / 1e9);
+			if (!path->port_down_ns)
+				path->port_down_ns = ibx_time_ns();
+			break;
+		case IBV_EVENT_PORT_ACTIVE:
+			if (path->port_down_ns)
+				ibx_warn("device %s:%u: port active again", path->dev->name,
+					 path->dev->port);
+			path->port_down_ns = 0;
 			break;
 		default:
 			ibx_debug("device %s: async event %s", path->dev->name,
@@ -431,10 +445,127 @@ static void live_check(qp_path_t *path)
 
 		if (!p->pid || p->error != IBX_OK || ibx_pid_alive(p->pid))
 			continue;
-		ibx_error("peer %d (pid %d, on this node) is gone; its QP 0x%x on %s fails",
-			  p->rank, (int)p->pid, p->qp->qpn, path->dev->name);
+		ibx_error(QP_PEER_FMT ": its process (pid %d, on this node) is gone",
+			  QP_PEER_ARGS(p), (int)p->pid);
 		ibx_qp_peer_fail(p, IBX_ERR_UNREACHABLE, NULL);
 	}
+}
+
+/* ---- remote peers' liveness: keepalive probes ------------------------------------------ */
+
+/* A remote peer that died, or the link to it, is noticed only by work
+ * posted to it: its QP's retries run out. A process blocked in a receive
+ * from it, or in a collective behind it, posts nothing. So while we wait,
+ * every IBX_IB_KEEPALIVE ms each remote peer that neither said nor
+ * completed anything since the last look gets a probe, unless the last one
+ * is still out. The probe is the signalled mailbox write: an RDMA write of
+ * our credit count, idempotent, no receive buffer used, no CPU at the
+ * peer. Its failure goes the usual way ("peer P (dev:port QP a -> b): RDMA
+ * WRITE (credit mailbox) failed: transport retry counter exceeded") and
+ * every request with the peer fails. A stopped but living peer acks in its
+ * kernel or NIC: only the launcher's time limit ends that wait. */
+/* Our last probe of @p is still in the send queue. */
+static bool qp_ka_outstanding(const qp_peer_t *p)
+{
+	return p->ka_posted &&
+	       (uint32_t)(p->ka_seq - p->sq_tail) < (uint32_t)(p->sq_head - p->sq_tail);
+}
+
+/* A probe still unanswered long after the QP should have given up on it.
+ * A NIC fails the work once its retries run out; Soft-RoCE (measured,
+ * kernel 6.1) keeps work to a vanished QP, or over a link without carrier,
+ * pending for ever. So the path keeps the clock: a probe that went out
+ * alone fails the peer after ka_dead_ns (twice the retry budget, at least
+ * 2 s); one queued behind other work, which may be a long transfer, after
+ * KA_BEHIND_WORK times that. */
+#define KA_BEHIND_WORK 15
+static void keepalive_overdue(qp_path_t *path, qp_peer_t *p, uint64_t now)
+{
+	uint64_t limit = path->ka_dead_ns * (p->ka_alone ? 1 : KA_BEHIND_WORK);
+
+	if (now - p->ka_sent_ns < limit)
+		return;
+	ibx_error(QP_PEER_FMT ": keepalive probe unanswered for %.2f s (the QP retry budget "
+			      "is %.2f s): the peer or the link to it is gone",
+		  QP_PEER_ARGS(p), (double)(now - p->ka_sent_ns) / 1e9,
+		  (double)path->retry_budget_ns / 1e9);
+	ibx_qp_peer_fail(p, IBX_ERR_UNREACHABLE, NULL);
+}
+
+static void keepalive_check(qp_path_t *path)
+{
+	uint64_t now = ibx_time_ns();
+
+	if (now < path->ka_next_ns)
+		return;
+	path->ka_next_ns = now + path->ka_ns;
+	for (int i = 0; i < path->npeers; i++) {
+		qp_peer_t *p = &path->peers[i];
+		bool heard = p->rx_done != p->ka_rx_done || p->sq_tail != p->ka_sq_tail;
+
+		p->ka_rx_done = p->rx_done;
+		p->ka_sq_tail = p->sq_tail;
+		if (p == path->self || p->pid || p->error != IBX_OK || heard)
+			continue;
+		if (qp_ka_outstanding(p)) {
+			keepalive_overdue(path, p, now);
+			continue;
+		}
+		/* Outstanding unsignalled work does not count: nothing completes
+		 * it until a signalled WQE follows, and that is the probe. */
+		p->ka_seq = p->sq_head;
+		p->ka_posted = true;
+		p->ka_alone = p->sq_tail == p->sq_head;
+		p->ka_sent_ns = now;
+		path->stats.keepalives++;
+		ibx_trace(QP_PEER_FMT ": silent for %llu ms: keepalive probe", QP_PEER_ARGS(p),
+			  (unsigned long long)(path->ka_ns / 1000000));
+		if (ibx_qp_post_flush_wqe(p) != IBX_OK) /* no slot: work in flight will tell */
+			p->ka_posted = false;
+	}
+}
+
+/* The port went down (IBV_EVENT_PORT_ERR). A NIC would fail each QP's
+ * work once its retries run out; Soft-RoCE, when the link under it has no
+ * carrier, keeps the work pending for ever (measured). So the path keeps
+ * the clock itself: a port still not ACTIVE one retry budget after the
+ * event fails every remote peer, as the QPs would have. Node-local peers
+ * reached through the NIC are left to their pid check. */
+static void port_down_check(qp_path_t *path)
+{
+	struct ibv_port_attr pa;
+	uint64_t now = ibx_time_ns();
+	double secs;
+
+	if (now - path->port_down_ns < path->retry_budget_ns)
+		return;
+	if (ibv_query_port(path->dev->ctx, path->dev->port, &pa) == 0 &&
+	    pa.state == IBV_PORT_ACTIVE) {
+		path->port_down_ns = 0; /* back before its event reached us */
+		return;
+	}
+	secs = (double)(now - path->port_down_ns) / 1e9;
+	path->port_down_ns = 0;
+	for (int i = 0; i < path->npeers; i++) {
+		qp_peer_t *p = &path->peers[i];
+
+		if (p == path->self || p->pid || p->error != IBX_OK)
+			continue;
+		ibx_error(QP_PEER_FMT ": the port has been down for %.2f s, longer than the QP "
+				      "retry budget (IBX_IB_TIMEOUT, IBX_IB_RETRY)",
+			  QP_PEER_ARGS(p), secs);
+		ibx_qp_peer_fail(p, IBX_ERR_UNREACHABLE, NULL);
+	}
+}
+
+void ibx_qp_peer_lose(ibx_peer_t *peer, const char *why)
+{
+	qp_peer_t *p = peer->path;
+
+	if (p->error != IBX_OK)
+		return;
+	ibx_error(QP_PEER_FMT ": %s", QP_PEER_ARGS(p), why);
+	ibx_qp_peer_fail(p, IBX_ERR_UNREACHABLE, NULL);
 }
 
 /* ---- progress ------------------------------------------------------------------------- */
@@ -471,8 +602,17 @@ int ibx_qp_path_progress(ibx_ctx_t *ctx, void *state)
 		++path->progress_calls;
 		if ((path->progress_calls & 0xffff) == 0)
 			async_check(path);
-		if (path->live_ns && (path->progress_calls & 0xff) == 0)
-			live_check(path);
+		if ((path->progress_calls & 0xff) == 0) {
+			if (path->live_ns)
+				live_check(path);
+			if (path->ka_ns)
+				keepalive_check(path);
+			if (path->port_down_ns) {
+				async_check(path); /* the port may be back */
+				if (path->port_down_ns)
+					port_down_check(path);
+			}
+		}
 	}
 	return events;
 }

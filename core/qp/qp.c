@@ -120,6 +120,19 @@ void ibx_qp_local_addr(const ibx_qp_t *qp, ibx_qp_addr_t *a)
 	a->link_layer = qp->dev->link_layer;
 }
 
+uint64_t ibx_qp_retry_budget_ns(int64_t timeout, int64_t retry)
+{
+	if (timeout <= 0)
+		return UINT64_MAX;
+	if (timeout > 31)
+		timeout = 31;
+	if (retry < 0)
+		retry = 0;
+	if (retry > 7)
+		retry = 7;
+	return (4096ull << timeout) * (uint64_t)(retry + 1);
+}
+
 ibx_status_t ibx_qp_connect(ibx_qp_t *qp, const ibx_qp_addr_t *remote,
 			    const ibx_qp_conn_attr_t *cattr)
 {

@@ -183,6 +183,10 @@ typedef struct ibx_qp {
 ibx_status_t ibx_qp_create(ibx_qp_dev_t *dev, const ibx_qp_init_attr_t *attr, ibx_qp_t **qp_p);
 void ibx_qp_local_addr(const ibx_qp_t *qp, ibx_qp_addr_t *addr_p);
 /* INIT→RTR→RTS towards @remote (@cattr may be NULL: defaults). */
+/* How long an RC QP with local ACK timeout exponent @timeout and @retry
+ * retries keeps a work request before failing it: 4.096 us * 2^timeout *
+ * (retry + 1); timeout 0 (wait for ever) gives UINT64_MAX. */
+uint64_t ibx_qp_retry_budget_ns(int64_t timeout, int64_t retry);
 ibx_status_t ibx_qp_connect(ibx_qp_t *qp, const ibx_qp_addr_t *remote,
 			    const ibx_qp_conn_attr_t *cattr);
 /* Moves the QP to ERROR (outstanding WRs flush). */
@@ -404,6 +408,11 @@ ibx_status_t ibx_qp_cm_connect(const char *host, uint16_t port, ibx_qp_dev_t *de
 ibx_status_t ibx_qp_path_mem_reg(ibx_ctx_t *ctx, void *addr, size_t len, ibx_mem_key_t *key_p,
 				 void **handle_p);
 void ibx_qp_path_mem_dereg(ibx_ctx_t *ctx, void *handle);
+/* The verbs path's engine peer for @rank: the ordinary one of a remote
+ * rank, or, in a job over several nodes, the one connected to a node-local
+ * rank for the NIC's atomics only (ctx->nic_local); NULL when there is none
+ * or it failed. */
+ibx_peer_t *ibx_qp_path_nic_peer(ibx_ctx_t *ctx, int rank);
 /* The context has a verbs path (some peer is reached through it): memory
  * may be registered with the device. */
 bool ibx_qp_path_present(ibx_ctx_t *ctx);

@@ -21,8 +21,9 @@
 	X(IB_CREDITS, INT, "64", "send credits per peer (eager messages in flight before the receiver returns credits)") \
 	X(IB_INLINE, INT, "128", "largest send posted inline") \
 	X(IB_SIGNAL_EVERY, INT, "16", "selective signalling: request a completion every N sends") \
-	X(IB_TIMEOUT, INT, "14", "QP local ACK timeout exponent (4.096us * 2^N)") \
-	X(IB_RETRY, INT, "7", "QP transport retry count") \
+	X(IB_TIMEOUT, INT, "14", "QP local ACK timeout exponent: each try waits 4.096 us * 2^N (14: 67 ms, 18: 1.07 s); a work request to a dead peer or over a broken link fails after (IB_RETRY + 1) tries, 0.54 s with the defaults") \
+	X(IB_RETRY, INT, "7", "QP transport retry count (0-7): tries after the first before a work request fails, each IB_TIMEOUT long") \
+	X(IB_KEEPALIVE, INT, "1000", "while waiting, probe every remote peer that has been silent for N ms with an RDMA write, so that a dead peer or a broken link is reported within N ms plus the retry budget; 0 = never") \
 	X(IB_SQ_DEPTH, INT, "256", "send queue depth of each RC QP (work requests in flight per peer)") \
 	X(IB_TX_BUFS, INT, "256", "registered bounce buffers for eager sends that do not fit inline") \
 	X(IB_DT_SEGMENT, INT, "64k", "derived-datatype rendezvous (rwg-up, bc-spup): bytes per segment of the registered pack/unpack pools") \

@@ -189,6 +189,12 @@ typedef struct qp_peer {
 	uint32_t dt_next_rid;
 	/* one-sided operations not completed yet (flush waits for 0) */
 	uint32_t rma_outstanding;
+	/* keepalive (progress.c): rx_done and sq_tail when the peer was last
+	 * looked at; the send-queue seq of the last probe */
+	uint16_t ka_rx_done;
+	bool ka_posted, ka_alone; /* alone: nothing else was outstanding */
+	uint32_t ka_sq_tail, ka_seq;
+	uint64_t ka_sent_ns;
 	/* the latency path (channel.c: eager_fast): eager messages up to
 	 * fast_max bytes go inline through this pre-built WR, no batch */
 	uint32_t fast_max;
@@ -233,6 +239,9 @@ typedef struct qp_path {
 	qp_peer_t *peers;
 	qp_peer_t *self;
 	ibx_peer_t self_ipeer;
+	/* [npeers]: the engine peers of node-local ranks connected for the
+	 * NIC's atomics only (ctx->nic_local), their messages being on shm */
+	ibx_peer_t *nic_ipeers;
 	qp_peer_t **by_rank; /* [ctx->size] */
 	qp_peer_t **qpn_hash;
 	uint32_t qpn_mask;
@@ -246,12 +255,20 @@ typedef struct qp_path {
 	uint64_t progress_calls;
 	/* node-local peers' pids are checked every live_ns (0: none to check) */
 	uint64_t live_ns, live_next_ns;
+	/* silent remote peers are probed every ka_ns (IBX_IB_KEEPALIVE; 0: off) */
+	uint64_t ka_ns, ka_next_ns;
+	/* how long a QP retries before its work fails (IBX_IB_TIMEOUT and
+	 * IBX_IB_RETRY); when the port went down (0: it is up) */
+	uint64_t retry_budget_ns, port_down_ns;
+	/* an unanswered keepalive probe fails its peer after this long */
+	uint64_t ka_dead_ns;
 	/* traffic counters, reported at finalize (IBX_LOG=info) */
 	struct {
 		uint64_t msgs_sent, msgs_recvd; /* eager, RTS, FIN */
 		uint64_t credit_writes;		/* credit returns without a message */
 		uint64_t flush_wqes;		/* signalled mailbox writes (SQ reclaim) */
 		uint64_t sends_queued;		/* waited for a credit, slot or buffer */
+		uint64_t keepalives;		/* probes of silent peers */
 	} stats;
 	bool finalizing;
 	ibx_qp_imm_cb_t imm_cb;
@@ -271,6 +288,13 @@ static inline uint64_t qp_wrid_tx(const qp_peer_t *p, uint32_t seq)
 
 extern const ibx_path_ops_t ibx_qp_path_ops;
 
+/* Every error about a peer names it the same way, with what an operator
+ * needs to find the connection: "peer 3 (rxn0:1 QP 0x11 -> 0x12)". */
+#define QP_PEER_FMT "peer %d (%s:%u QP 0x%x -> 0x%x)"
+#define QP_PEER_ARGS(p)                                                                            \
+	(p)->rank, (p)->path->dev->name, (unsigned)(p)->path->dev->port, (p)->qp->qpn,             \
+	    (p)->qp->remote.qpn
+
 /* Who calls whom: the path ops (conn.c) enter channel.c (tag sends),
  * rndv.c (rendezvous receives) and rdma.c (one-sided operations), which
  * post through the send queue (sendq.h, sendq.c); channel.c starts
@@ -283,6 +307,8 @@ int ibx_qp_path_progress(ibx_ctx_t *ctx, void *state);
 /* Fails the peer: its QP goes to ERR and every request involving it
  * completes (@culprit's with @why, the others IBX_ERR_UNREACHABLE). */
 void ibx_qp_peer_fail(qp_peer_t *p, ibx_status_t why, const qp_sqe_t *culprit);
+/* The path op "lose": someone else (the launcher) says the peer is gone. */
+void ibx_qp_peer_lose(ibx_peer_t *peer, const char *why);
 /* Starts @op (on the caller's stack) or queues a copy behind queued work:
  * IBX_INPROGRESS (posted or queued), IBX_OK (completed at once) or an
  * error. */

@@ -504,6 +504,17 @@ ibx_peer_t *ibx_qp_path_self(ibx_ctx_t *ctx)
 	return path && path->self && path->self->error == IBX_OK ? &path->self_ipeer : NULL;
 }
 
+ibx_peer_t *ibx_qp_path_nic_peer(ibx_ctx_t *ctx, int rank)
+{
+	qp_path_t *path = ctx_path(ctx);
+	qp_peer_t *p;
+
+	if (!path || rank < 0 || rank >= ctx->size || rank == ctx->rank)
+		return NULL;
+	p = path->by_rank[rank];
+	return p && p->error == IBX_OK && p->ipeer->path == p ? p->ipeer : NULL;
+}
+
 void ibx_qp_path_mem_dereg(ibx_ctx_t *ctx, void *handle)
 {
 	qp_path_t *path = ctx ? ctx_path(ctx) : NULL;

@@ -99,7 +99,7 @@ void ibx_qp_rndv_fin_recv(qp_peer_t *p, const qp_fin_t *fin)
 			return;
 		}
 	}
-	ibx_warn("peer %d QP 0x%x: FIN for unknown rendezvous %u", p->rank, p->qp->qpn, fin->id);
+	ibx_warn(QP_PEER_FMT ": FIN for unknown rendezvous %u", QP_PEER_ARGS(p), fin->id);
 }
 
 void ibx_qp_rndv_peer_failed(qp_peer_t *p)

@@ -786,9 +786,8 @@ static bool cts_recv(qp_peer_t *p, const void *body, size_t len)
 	default: ret = send_pack(p, req, s, &c); break;
 	}
 	if (ret < 0) {
-		ibx_error("peer %d QP 0x%x: the %s rendezvous %u cannot proceed", p->rank,
-			  p->qp->qpn, c.scheme == IBX_DT_SCHEME_MULTI_W ? "multi-w" : "typed",
-			  c.id);
+		ibx_error(QP_PEER_FMT ": the %s rendezvous %u cannot proceed", QP_PEER_ARGS(p),
+			  c.scheme == IBX_DT_SCHEME_MULTI_W ? "multi-w" : "typed", c.id);
 		ibx_qp_peer_fail(p, IBX_ERR_CORRUPT, NULL);
 	}
 	return true;

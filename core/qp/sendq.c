@@ -77,7 +77,7 @@ ibx_status_t ibx_qp_chain_post(qp_peer_t *p, struct ibv_send_wr *first)
 
 	if (ibx_likely(rc == 0))
 		return IBX_OK;
-	ibx_error("peer %d QP 0x%x: ibv_post_send(%s) failed: %s", p->rank, p->qp->qpn,
+	ibx_error(QP_PEER_FMT ": ibv_post_send(%s) failed: %s", QP_PEER_ARGS(p),
 		  bad ? ibx_qp_wr_opcode_str(bad->opcode) : "-", strerror(rc));
 	/* the claimed entries (posted or not) are failed with the peer */
 	ibx_qp_peer_fail(p, IBX_ERR_IO, NULL);

@@ -148,6 +148,7 @@ static void rma_fini(ibx_ctx_t *ctx)
 		close(st->ctl_fd);
 	}
 	free(st->touched);
+	free(st->nic_touched);
 	free(st);
 	ctx->rma = NULL;
 	ctx->rma_fini = NULL;
@@ -165,7 +166,10 @@ ibx_status_t ibx_rma_state_get(ibx_ctx_t *ctx, rma_state_t **st_p)
 	if (!st)
 		return IBX_ERR_NO_MEMORY;
 	st->touched = calloc((size_t)ctx->size, sizeof(*st->touched));
-	if (!st->touched) {
+	st->nic_touched = calloc((size_t)ctx->size, sizeof(*st->nic_touched));
+	if (!st->touched || !st->nic_touched) {
+		free(st->touched);
+		free(st->nic_touched);
 		free(st);
 		return IBX_ERR_NO_MEMORY;
 	}

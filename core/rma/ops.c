@@ -327,8 +327,8 @@ static uint64_t amo_locked_self(ibx_ctx_t *ctx, const ibx_rkey_t *rk, uint64_t *
 
 /* SWAP over verbs: the NIC has no exchange, so compare-and-swap until the
  * compared value was the one in memory. Completes before return. */
-static ibx_status_t amo_verbs_swap(ibx_ctx_t *ctx, ibx_peer_t *peer, const ibx_rkey_t *rk,
-				   uint64_t value, uint64_t raddr, uint64_t *old_p)
+static ibx_status_t amo_verbs_swap(ibx_ctx_t *ctx, ibx_peer_t *peer, uint32_t key, uint64_t value,
+				   uint64_t raddr, uint64_t *old_p)
 {
 	uint64_t guess = 0, seen;
 	ibx_request_t r;
@@ -337,7 +337,7 @@ static ibx_status_t amo_verbs_swap(ibx_ctx_t *ctx, ibx_peer_t *peer, const ibx_r
 	for (;;) {
 		ibx_req_init(&r, 0);
 		r.cb = NULL;
-		s = peer->ops->cswap(peer, raddr, rk->verbs_rkey, guess, value, &seen, &r);
+		s = peer->ops->cswap(peer, raddr, key, guess, value, &seen, &r);
 		if (s == IBX_INPROGRESS)
 			s = ibx_wait(ctx, &r);
 		if (s != IBX_OK)
@@ -358,19 +358,22 @@ static ibx_status_t amo_verbs(ibx_ctx_t *ctx, const ibx_rkey_t *rk, ibx_atomic_o
 	rma_state_t *st = ctx->rma;
 	ibx_status_t s;
 
-	if (rk->amo_peer)
+	uint32_t key = rk->amo_peer ? rk->amo_rkey : rk->verbs_rkey;
+
+	if (rk->amo_peer && rk->owner == ctx->rank)
 		st->self_touched = true;
+	else if (rk->amo_peer)
+		st->nic_touched[rk->owner] = true;
 	else
 		st->touched[rk->owner] = true;
 	switch (op) {
 	case IBX_ATOMIC_ADD:
-		return peer->ops->fetch_add(peer, raddr, rk->verbs_rkey, value, &st->scratch, req);
-	case IBX_ATOMIC_FADD:
-		return peer->ops->fetch_add(peer, raddr, rk->verbs_rkey, value, result, req);
+		return peer->ops->fetch_add(peer, raddr, key, value, &st->scratch, req);
+	case IBX_ATOMIC_FADD: return peer->ops->fetch_add(peer, raddr, key, value, result, req);
 	case IBX_ATOMIC_CSWAP:
-		return peer->ops->cswap(peer, raddr, rk->verbs_rkey, compare, value, result, req);
+		return peer->ops->cswap(peer, raddr, key, compare, value, result, req);
 	case IBX_ATOMIC_SWAP:
-		s = amo_verbs_swap(ctx, peer, rk, value, raddr, result);
+		s = amo_verbs_swap(ctx, peer, key, value, raddr, result);
 		return s == IBX_OK ? req_done(req) : s;
 	}
 	return IBX_ERR_INVALID_PARAM;
@@ -429,6 +432,15 @@ static ibx_status_t flush_peer(ibx_ctx_t *ctx, rma_state_t *st, int peer)
 		st->self_touched = false;
 		lb = ibx_qp_path_self(ctx);
 		return lb ? lb->ops->flush(lb) : IBX_ERR_UNREACHABLE;
+	}
+	if (st->nic_touched[peer]) { /* atomics on a node-local owner's memory */
+		ibx_peer_t *np = ibx_qp_path_nic_peer(ctx, peer);
+		ibx_status_t s;
+
+		st->nic_touched[peer] = false;
+		s = np ? np->ops->flush(np) : IBX_ERR_UNREACHABLE;
+		if (s != IBX_OK)
+			return s;
 	}
 	if (!st->touched[peer])
 		return IBX_OK;

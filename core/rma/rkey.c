@@ -118,6 +118,25 @@ static ibx_status_t route_node_local(ibx_rkey_t *rk, const key_fields_t *k)
 	return IBX_OK;
 }
 
+/*
+ * A node-local owner whose memory is registered for verbs: its peers on
+ * other nodes update it with the NIC's atomics, which are atomic only among
+ * themselves. Ours must be the NIC's too (as MPI implementations choose the
+ * network's atomics for every peer, node-local ones included, once one
+ * peer needs them): they go through the QP the verbs path keeps to the
+ * owner for that (ctx->nic_local). Without one (a single-node job: no
+ * verbs peer anywhere) CPU atomics stay.
+ */
+static void route_node_local_nic(ibx_ctx_t *ctx, ibx_rkey_t *rk, const key_fields_t *k)
+{
+	rk->amo_peer = ibx_qp_path_nic_peer(ctx, rk->owner);
+	rk->amo_rkey = k->verbs_rkey;
+	if (!rk->amo_peer && ctx->nic_local)
+		ibx_warn("rma: no verbs connection to node-local rank %d: atomics on its memory "
+			 "are not atomic with those of its peers on other nodes",
+			 rk->owner);
+}
+
 static ibx_status_t key_route(ibx_ctx_t *ctx, rma_state_t *st, ibx_rkey_t *rk,
 			      const key_fields_t *k)
 {
@@ -129,15 +148,22 @@ static ibx_status_t key_route(ibx_ctx_t *ctx, rma_state_t *st, ibx_rkey_t *rk,
 		rk->ctl = st->ctl;
 		/* verbs peers update this memory with the NIC's atomics, which
 		 * are atomic only among themselves: ours must be the NIC's too */
-		if (k->flags & RMA_KEY_VERBS)
+		if (k->flags & RMA_KEY_VERBS) {
 			rk->amo_peer = ibx_qp_path_self(ctx);
+			rk->amo_rkey = k->verbs_rkey;
+		}
 		rk->rmw_self = !(k->flags & RMA_KEY_SEG) && has_shm_peer(ctx);
 		return IBX_OK;
 	}
 	if (ctx->peers[rk->owner].error != IBX_OK)
 		return ctx->peers[rk->owner].error;
-	if (peer_on_shm(ctx, rk->owner))
-		return route_node_local(rk, k);
+	if (peer_on_shm(ctx, rk->owner)) {
+		ibx_status_t s = route_node_local(rk, k);
+
+		if (s == IBX_OK && (k->flags & RMA_KEY_VERBS))
+			route_node_local_nic(ctx, rk, k);
+		return s;
+	}
 	if (!(k->flags & RMA_KEY_VERBS)) {
 		ibx_error("rma: rank %d reaches rank %d through verbs, but its key has no verbs "
 			  "registration",

@@ -105,9 +105,12 @@ struct ibx_rkey {
 	char *direct;	      /* DIRECT: where base is mapped in this process */
 	rma_map_t seg;	      /* a node-local peer's segment: our mapping of it */
 	char *seg_base;	      /* where base is in that mapping (NULL: none) */
-	ibx_peer_t *amo_peer; /* self with verbs peers: atomics through the verbs
-				 path's loopback QP, so that they are the NIC's
-				 like the peers' (NULL: by the route) */
+	ibx_peer_t *amo_peer; /* atomics through the verbs path, so that they are
+				 the NIC's like those of the owner's verbs
+				 peers (NULL: by the route): our loopback QP for
+				 our own memory, the owner's atomics-only QP for
+				 a node-local owner's (ctx->nic_local) */
+	uint32_t amo_rkey;    /* the owner's verbs key */
 	bool rmw_self;	      /* our own private memory, which node-local peers update
 				 under our RMW lock: CPU atomics must take it too, so
 				 ibx_rkey_ptr does not offer the memory */
@@ -125,6 +128,8 @@ typedef struct rma_state {
 	uint64_t scratch;  /* result of an IBX_ATOMIC_ADD over verbs (discarded) */
 	bool self_touched; /* atomics through the loopback QP since the last flush */
 	bool *touched;	   /* [size]: peers with operations since their last flush */
+	bool *nic_touched; /* [size]: node-local peers with atomics through their
+			      atomics-only QP since the last flush */
 } rma_state_t;
 
 ibx_status_t ibx_rma_state_get(ibx_ctx_t *ctx, rma_state_t **st_p);

@@ -4,7 +4,8 @@
  * shm_progress.c) the peers' pids are checked (kill(pid, 0), and not a
  * zombie in /proc/<pid>/stat): a dead peer's already published packets are
  * delivered, then everything pending with it fails with
- * IBX_ERR_UNREACHABLE. A peer that writes nonsense into its ring or pipe,
+ * IBX_ERR_UNREACHABLE; so does one the launcher reports gone (the path
+ * op "lose"). A peer that writes nonsense into its ring or pipe,
  * or one we cannot queue a control packet for, is failed the same way.
  */
 #include "shm_path.h"
@@ -55,4 +56,16 @@ void ibx_shm_check_peers(shm_state_t *st)
 			;
 		ibx_shm_peer_fail(st, p, IBX_ERR_UNREACHABLE);
 	}
+}
+
+void ibx_shm_peer_lose(ibx_peer_t *peer, const char *why)
+{
+	shm_peer_t *p = peer->path;
+
+	if (p->failed)
+		return;
+	ibx_error("shm: rank %d (pid %d): %s", p->rank, (int)p->pid, why);
+	while (!p->failed && ibx_shm_poll_peer(p->st, p))
+		;
+	ibx_shm_peer_fail(p->st, p, IBX_ERR_UNREACHABLE);
 }

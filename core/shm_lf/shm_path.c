@@ -64,6 +64,7 @@ static const ibx_path_ops_t shm_ops = {
     .fetch_add = ibx_shm_rma_fetch_add,
     .cswap = ibx_shm_rma_cswap,
     .flush = ibx_shm_rma_flush,
+    .lose = ibx_shm_peer_lose,
 };
 
 /* ---- set-up ---------------------------------------------------------------- */

@@ -149,6 +149,8 @@ int ibx_shm_rndv_pipe_work(shm_state_t *st, shm_peer_t *p);
 
 /* The peer is lost: everything pending with it fails, never hangs. */
 void ibx_shm_peer_fail(shm_state_t *st, shm_peer_t *p, ibx_status_t why);
+/* The path op "lose": the launcher says the peer is gone. */
+void ibx_shm_peer_lose(ibx_peer_t *peer, const char *why);
 /* Every check_ns: fails the peers whose process is gone. */
 void ibx_shm_check_peers(shm_state_t *st);
 

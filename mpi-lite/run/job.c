@@ -6,10 +6,12 @@
  *   launcher                                  rank r (child)
  *     register_client(r) ... wait callback
  *     setup_fork(r, env)  (PMIX_* variables)
+ *     its node's variables (nodes.c)
  *     pipes: stdout, stderr, exec-status
  *     fork ─────────────────────────────────> setpgid(0,0)  own process group
  *                                             PDEATHSIG=SIGKILL
  *                                             stdin=/dev/null, dup2 pipes
+ *                                             UTS namespace (emulated node)
  *                                             sched_setaffinity (bind.c)
  *                                             restore signal mask, SIGPIPE
  *     read(exec-status) <── EOF on success ── execve(prog, argv, env)
@@ -17,23 +19,33 @@
  *
  * Supervision: one poll() loop over a signalfd (SIGCHLD, SIGINT, SIGTERM,
  * SIGHUP, SIGUSR1/2), the PMIx server's event pipe (aborts) and every
- * rank's output pipes, with the timeout, the kill deadline and the output
- * drain as the poll timeout:
+ * rank's output pipes, with the timeout, the end of the notification
+ * grace, the kill deadline and the output drain as the poll timeout:
  *
- *   RUNNING ── rank exits != 0 / killed / aborts / timeout / signal ──┐
- *      │                                                                v
- *      │ every rank exited 0                 TERMINATING: SIGTERM (or the
+ *   RUNNING ── rank killed by a signal, or exits != 0 before PMIx_Finalize ──┐
+ *      │                                                                       v
+ *      │                        NOTIFYING: PMIx event PMIX_ERR_PROC_TERM_WO_SYNC
+ *      │                        (affected proc, exit code) to the namespace; the
+ *      │                        others may end by themselves (their engine fails
+ *      │                        what waited for the dead rank) until the grace
+ *      │                        (MPILITE_RUN_NOTIFY_GRACE) is over
+ *      │                                                                       │
+ *      ├── exits != 0 after PMIx_Finalize / aborts / timeout / signal ──┐  grace over,
+ *      │                                                                 v  abort, signal
+ *      │ every rank exited 0                 TERMINATING: SIGTERM (or the <┘
  *      │                                     signal received) to every live
  *      │                                     rank's process group; after
  *      │                                     the grace period: SIGKILL
  *      v                                                                │
  *   DRAINING: every rank reaped; read the pipes to end of file <────────┘
  *
+ * (NOTIFYING and TERMINATING also end as soon as no rank is left.) A rank
+ * that aborts is not announced: MPI_Abort means "end them all", at once.
  * The first failure decides the exit status and is the one reported; what
  * follows from the termination is not. An abort is read from the event
  * pipe before the aborting rank's exit is looked at: the server writes the
  * event before it lets PMIx_Abort return, so the abort is always seen
- * first.
+ * first. Likewise the server notes a PMIx_Finalize before it returns.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* pipe2, asprintf */
@@ -87,23 +99,63 @@ static void job_terminate(run_job_t *job, int sig)
 		job->killed = true;
 }
 
+/* Records the first failure (exit status @code) and says why. */
+static void job_vrecord(run_job_t *job, int code, const char *fmt, va_list ap)
+{
+	char msg[1200];
+
+	job->failed = true;
+	job->exit_code = code;
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	run_msg("%s", msg);
+}
+
+static void job_record(run_job_t *job, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void job_record(run_job_t *job, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	job_vrecord(job, code, fmt, ap);
+	va_end(ap);
+}
+
 /* Records the first failure (exit status @code), says why, ends the job. */
 static void job_fail(run_job_t *job, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static void job_fail(run_job_t *job, int code, const char *fmt, ...)
 {
-	char msg[1200];
 	va_list ap;
 
 	if (job->failed)
 		return;
-	job->failed = true;
-	job->exit_code = code;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	job_vrecord(job, code, fmt, ap);
 	va_end(ap);
-	run_msg("%s", msg);
 	job_terminate(job, SIGTERM);
+}
+
+/*
+ * Rank @rank died without a word to its peers (a signal, or an exit before
+ * PMIx_Finalize), and they may be waiting for it: tells them through PMIx
+ * and, the first time, gives them MPILITE_RUN_NOTIFY_GRACE to end by
+ * themselves. PMIx_Notify_event only queues the event for the PMIx thread,
+ * so the loop goes on at once. False when the job must end now instead.
+ */
+static bool job_notify(run_job_t *job, int rank, int code)
+{
+	if (job->opts->notify_grace_s <= 0 || job->terminating || live_ranks(job) == 0)
+		return false;
+	if (run_server_notify_term(job->nspace, rank, code) < 0)
+		return job->notifying; /* the others still have the first one */
+	if (!job->notifying) {
+		job->notifying = true;
+		job->notify_until = run_now() + job->opts->notify_grace_s;
+		ibx_debug("told the other ranks that rank %d died; SIGTERM in %g s", rank,
+			  job->opts->notify_grace_s);
+	}
+	return true;
 }
 
 /* Aborts reported by the PMIx server thread. */
@@ -123,6 +175,9 @@ static void job_read_events(run_job_t *job)
 		if (job->failed) {
 			ibx_debug("rank %d called abort with code %d: %s (job already ending)",
 				  ev.rank, ev.code, ev.msg);
+			/* a survivor that gives up: no more waiting for the others */
+			if (!job->terminating)
+				job_terminate(job, SIGTERM);
 		} else {
 			/* An abort never reads as success, whatever its code. */
 			code = ev.code & 0xff;
@@ -152,6 +207,8 @@ static void job_reap(run_job_t *job)
 	while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
 		run_rank_t *r = rank_by_pid(job, pid);
 		const char *more;
+		bool unsynced;
+		int code;
 
 		if (!r)
 			continue;
@@ -160,18 +217,24 @@ static void job_reap(run_job_t *job)
 			continue;
 		/* An abort that led to this exit was reported before it. */
 		job_read_events(job);
+		code = WIFSIGNALED(st) ? 128 + WTERMSIG(st) : WEXITSTATUS(st);
+		unsynced = WIFSIGNALED(st) || !run_server_finalized(r->rank);
 		if (job->failed) {
 			ibx_debug("rank %d (pid %d) ended, status 0x%x", r->rank, (int)pid, st);
+			/* within the grace: the others may be waiting for this one too */
+			if (unsynced && job->notifying)
+				(void)job_notify(job, r->rank, code);
 			continue;
 		}
 		more = live_ranks(job) ? "; terminating the job" : "";
 		if (WIFEXITED(st))
-			job_fail(job, WEXITSTATUS(st), "rank %d (pid %d) exited with status %d%s",
-				 r->rank, (int)pid, WEXITSTATUS(st), more);
-		else if (WIFSIGNALED(st))
-			job_fail(job, 128 + WTERMSIG(st),
-				 "rank %d (pid %d) killed by signal %d (%s)%s", r->rank, (int)pid,
-				 WTERMSIG(st), strsignal(WTERMSIG(st)), more);
+			job_record(job, code, "rank %d (pid %d) exited with status %d%s", r->rank,
+				   (int)pid, code, more);
+		else
+			job_record(job, code, "rank %d (pid %d) killed by signal %d (%s)%s",
+				   r->rank, (int)pid, WTERMSIG(st), strsignal(WTERMSIG(st)), more);
+		if (!unsynced || !job_notify(job, r->rank, code))
+			job_terminate(job, SIGTERM);
 	}
 }
 
@@ -226,6 +289,14 @@ static __attribute__((noreturn)) void child_exec(run_job_t *job, int rank, int o
 	if (dup2(job->devnull, STDIN_FILENO) < 0 || dup2(outw, STDOUT_FILENO) < 0 ||
 	    dup2(errw, STDERR_FILENO) < 0)
 		goto fail;
+	if (run_nodes_enter(job->nodes, rank) != 0) {
+		/* the probe said it would work (nodes.c); PMIx still names the node */
+		static const char msg[] = RUN_NAME ": cannot set the node's host name; the rank "
+						   "runs under the machine's\n";
+		ssize_t w = write(STDERR_FILENO, msg, sizeof(msg) - 1);
+
+		(void)w;
+	}
 	if (run_binding_apply(job->binding, rank) != 0) {
 		/* on the rank's own stderr (no stdio after fork); it can run anyway */
 		static const char msg[] = RUN_NAME ": sched_setaffinity failed; the rank runs "
@@ -269,6 +340,10 @@ static int spawn_rank(run_job_t *job, run_rank_t *r)
 	if (run_server_setup_client(job->nspace, r->rank, &env) < 0) {
 		job_fail(job, RUN_EXIT_INTERNAL, "cannot set up rank %d with the PMIx server",
 			 r->rank);
+		goto err_env;
+	}
+	if (run_nodes_env(job->nodes, r->rank, &env) < 0) {
+		job_fail(job, RUN_EXIT_INTERNAL, "out of memory starting rank %d", r->rank);
 		goto err_env;
 	}
 	if (pipe2(outp, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0 ||
@@ -362,9 +437,15 @@ int run_job_supervise(run_job_t *job)
 		job_reap(job);
 		now = run_now();
 
-		if (timeout > 0 && !job->terminating && now >= job->start + timeout)
+		if (timeout > 0 && !job->terminating && !job->notifying &&
+		    now >= job->start + timeout)
 			job_fail(job, RUN_EXIT_TIMEOUT,
 				 "job timed out after %g s; terminating the job", timeout);
+		if (job->notifying && !job->terminating && now >= job->notify_until) {
+			ibx_info("ranks still alive %g s after the failure was announced: SIGTERM",
+				 job->opts->notify_grace_s);
+			job_terminate(job, SIGTERM);
+		}
 		if (job->terminating && !job->killed && now >= job->kill_at) {
 			ibx_info("ranks still alive after %g s: SIGKILL", job->opts->grace_s);
 			job_terminate(job, SIGKILL);
@@ -400,8 +481,10 @@ int run_job_supervise(run_job_t *job)
 				live_ranks(job));
 			break;
 		}
-		if (timeout > 0 && !job->terminating)
+		if (timeout > 0 && !job->terminating && !job->notifying)
 			deadline_min(&next, job->start + timeout);
+		if (job->notifying && !job->terminating)
+			deadline_min(&next, job->notify_until);
 		if (job->terminating)
 			deadline_min(&next,
 				     job->killed ? job->kill_at + RUN_DRAIN_MAX_S : job->kill_at);

@@ -5,24 +5,30 @@
  *
  *   mpilite-run -n N [-x VAR[=value]]... [--tag-output] [--timeout S]
  *               [--bind-to core|package|numa|none] [--map-by core|package|numa]
- *               [--report-bindings] prog args...
+ *               [--report-bindings] [--emulate-nodes N[:DEV0,...]] prog args...
+ *
+ * --emulate-nodes, a test feature, splits the ranks over N emulated nodes of
+ * this machine (nodes.c): PMIx describes a job of N nodes, each rank gets
+ * its node's host name (UTS namespace), MPILITE_RUN_NODE and IBX_DEVICE.
  *
  * Launch sequence:
  *
  *   mpilite-run                      PMIx server thread         rank r
  *     parse options, resolve prog
  *     plan the binding (bind.c)
+ *     plan the nodes (nodes.c)
  *     block signals -> signalfd      (inherits the mask)
  *     mkdtemp $TMPDIR/mpilite-run.XXXXXX
  *     PMIx_server_init(tmpdir) ─────> progress thread
  *     register_nspace(job info) ────> cb
  *     for r in 0..N-1:
  *       register_client(r) ─────────> cb
- *       setup_fork(r, env)
- *       fork, bind, exec ─────────────────────────────────────> PMIx_Init
+ *       setup_fork(r, env), node env
+ *       fork, [uts ns], bind, exec ───────────────────────────> PMIx_Init
  *                                    <──────────── connect ────┤ put/fence/get
  *     supervise: output, reaping,    abort upcall ──> pipe     │ PMIx_Abort?
- *     signals, timeout                                         │ PMIx_Finalize
+ *     signals, timeout               finalized upcall ──> flag │ PMIx_Finalize
+ *     a rank died: notify ──────────> event to every client ──>│ (handler)
  *     every rank reaped, output drained                        exit
  *     deregister_nspace, PMIx_server_finalize (skipped after a failure)
  *     rm -r tmpdir; rm <IBX_SHM_DIR>/ibx-<jobid>-*
@@ -31,7 +37,8 @@
  * The ranks' environment is the launcher's whole environment (as with
  * mpirun), without PMIX_* variables of an enclosing launcher (PMIX_MCA_*
  * tuning is kept), plus the -x settings, IBX_LAUNCHER=mpilite-run and the
- * PMIx connection variables of setup_fork. Their stdin is /dev/null.
+ * PMIx connection variables of setup_fork (and, on emulated nodes,
+ * PMIX_HOSTNAME, MPILITE_RUN_NODE, IBX_DEVICE). Their stdin is /dev/null.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* pipe2, asprintf */
@@ -371,6 +378,7 @@ int main(int argc, char **argv)
 	char tmpdir[PATH_MAX] = "";
 	char *path = NULL;
 	run_binding_t *binding = NULL;
+	run_nodes_t *nodes = NULL;
 	const char *shm_dir;
 	int evp[2] = {-1, -1};
 	int ret = RUN_EXIT_INTERNAL, rc;
@@ -403,12 +411,19 @@ int main(int argc, char **argv)
 	if (!binding)
 		goto err_path;
 	job.binding = binding;
-	if (opts.report_bindings)
+	/* (before the PMIx thread exists: it probes with a fork) */
+	nodes = run_nodes_plan(&opts);
+	if (!nodes)
+		goto err_binding;
+	job.nodes = nodes;
+	if (opts.report_bindings) {
+		run_nodes_report(nodes);
 		run_binding_report(binding);
+	}
 	job.ranks = calloc((size_t)opts.np, sizeof(*job.ranks));
 	if (!job.ranks) {
 		run_msg("out of memory");
-		goto err_binding;
+		goto err_nodes;
 	}
 	job.devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	if (job.devnull < 0) {
@@ -431,7 +446,7 @@ int main(int argc, char **argv)
 
 	if (run_server_init(tmpdir, evp[1]) < 0)
 		goto err_tmpdir;
-	if (run_server_register_job(job.nspace, opts.np) < 0)
+	if (run_server_register_job(job.nspace, nodes) < 0)
 		goto err_server;
 	registered = true;
 
@@ -468,6 +483,8 @@ err_devnull:
 	close(job.devnull);
 err_ranks:
 	free(job.ranks);
+err_nodes:
+	run_nodes_free(nodes);
 err_binding:
 	run_binding_free(binding);
 err_path:

@@ -34,6 +34,13 @@ static void usage(FILE *f)
 		"                        robin over the packages (package, socket) or the\n"
 		"                        NUMA nodes (numa)\n"
 		"  --report-bindings     print each rank's CPUs to stderr before the start\n"
+		"  --emulate-nodes N[:DEV0,...,DEV<N-1>]\n"
+		"                        a test feature: spread the ranks over N emulated\n"
+		"                        nodes of this machine, consecutive ranks per node\n"
+		"                        (the first np %% N nodes one rank more); node k is\n"
+		"                        host <host>-n<k> to PMIx and, if the launcher may\n"
+		"                        (CAP_SYS_ADMIN), to the ranks' gethostname(); its\n"
+		"                        ranks get MPILITE_RUN_NODE=k and IBX_DEVICE=DEVk\n"
 		"  -h, --help            this text\n"
 		"  -V, --version         the version and the build configuration\n"
 		"\n"
@@ -44,19 +51,23 @@ static void usage(FILE *f)
 		"When a rank exits with a non-zero status, is killed by a signal or calls\n"
 		"abort (MPI_Abort / PMIx_Abort), or the timeout expires, every rank's\n"
 		"process group gets SIGTERM, then SIGKILL after a grace period (%s s;\n"
-		"MPILITE_RUN_KILL_GRACE=S sets it). SIGINT, SIGTERM and SIGHUP are passed\n"
-		"on to the ranks the same way (SIGKILL at the second); SIGUSR1 and SIGUSR2\n"
-		"are passed on only.\n"
+		"MPILITE_RUN_KILL_GRACE=S sets it). A rank killed by a signal, or exiting\n"
+		"non-zero before PMIx_Finalize, is first announced to the others as the\n"
+		"PMIx event PMIX_ERR_PROC_TERM_WO_SYNC; they have %s s to end by themselves\n"
+		"before the SIGTERM (MPILITE_RUN_NOTIFY_GRACE=S; 0: no event, SIGTERM at\n"
+		"once). SIGINT, SIGTERM and SIGHUP are passed on to the ranks the same way\n"
+		"(SIGKILL at the second); SIGUSR1 and SIGUSR2 are passed on only.\n"
 		"\n"
-		"MPILITE_RUN_BIND_TO, MPILITE_RUN_MAP_BY and MPILITE_RUN_REPORT_BINDINGS=y\n"
-		"stand for the options (`ibtest info` lists every variable).\n"
+		"MPILITE_RUN_BIND_TO, MPILITE_RUN_MAP_BY, MPILITE_RUN_REPORT_BINDINGS=y and\n"
+		"MPILITE_RUN_EMULATE_NODES stand for the options (`ibtest info` lists every\n"
+		"variable).\n"
 		"\n"
 		"Exit status: 0 when every rank exited with 0; otherwise that of the first\n"
 		"failure: the rank's exit status, 128+S for a rank killed by signal S, the\n"
 		"abort code (modulo 256; 0 becomes 1), 124 on timeout, 128+S when " RUN_NAME "\n"
 		"got signal S, 126/127 when program cannot be executed / is not found,\n"
 		"125 for an error of " RUN_NAME " itself.\n",
-		mpil_run_config()->KILL_GRACE);
+		mpil_run_config()->KILL_GRACE, mpil_run_config()->NOTIFY_GRACE);
 }
 
 static int parse_int(const char *s, const char *opt, int *out)
@@ -74,25 +85,94 @@ static int parse_int(const char *s, const char *opt, int *out)
 	return 0;
 }
 
-static int parse_seconds(const char *s, const char *opt, double *out)
+/* @zero_ok: 0 is a valid answer too ("at once"). */
+static int parse_secs(const char *s, const char *opt, bool zero_ok, double *out)
 {
 	char *end;
 	double v;
 
 	errno = 0;
 	v = strtod(s, &end);
-	if (errno || end == s || *end || !(v > 0) || v > 1e9) {
-		run_msg("%s: '%s' is not a positive number of seconds", opt, s);
+	if (errno || end == s || *end || !(zero_ok ? v >= 0 : v > 0) || v > 1e9) {
+		run_msg("%s: '%s' is not a %s number of seconds", opt, s,
+			zero_ok ? "non-negative" : "positive");
 		return -1;
 	}
 	*out = v;
 	return 0;
 }
 
+static int parse_seconds(const char *s, const char *opt, double *out)
+{
+	return parse_secs(s, opt, false, out);
+}
+
+/* the largest N: as many as ranks, and ranks are at most a million */
+#define NODES_MAX 1000000
+
+static int nodes_syntax_error(const char *s, const char *opt)
+{
+	run_msg("%s: '%s' is not N or N:DEV0,...,DEV<N-1> (N nodes, one device per node)", opt, s);
+	return -1;
+}
+
+/* --emulate-nodes "N[:DEV0,DEV1,...]" (DEV may be name:port): the syntax;
+ * *devices_p points into @s. N against the ranks: check_nodes. */
+static int parse_nodes(const char *s, const char *opt, int *nnodes_p, const char **devices_p)
+{
+	const char *devs = NULL;
+	char *end;
+	long v;
+	int count;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || (*end && *end != ':'))
+		return nodes_syntax_error(s, opt);
+	if (v < 1 || v > NODES_MAX) {
+		run_msg("%s: %s nodes: give 1 to the number of ranks", opt, s);
+		return -1;
+	}
+	if (*end == ':') {
+		devs = end + 1;
+		count = 1;
+		for (const char *p = devs, *entry = devs;; p++) {
+			if (*p != ',' && *p != '\0')
+				continue;
+			if (p == entry) {
+				run_msg("%s: '%s' has an empty device name", opt, s);
+				return -1;
+			}
+			if (*p == '\0')
+				break;
+			count++;
+			entry = p + 1;
+		}
+		if (count != v) {
+			run_msg("%s: '%s' names %d device%s for %ld node%s: give one per node", opt,
+				s, count, count == 1 ? "" : "s", v, v == 1 ? "" : "s");
+			return -1;
+		}
+	}
+	*nnodes_p = (int)v;
+	*devices_p = devs;
+	return 0;
+}
+
+static int check_nodes(int nnodes, int np, const char *opt)
+{
+	if (nnodes <= np)
+		return 0;
+	run_msg("%s: %d nodes for %d rank%s: every node needs a rank (give 1 to %d nodes)", opt,
+		nnodes, np, np == 1 ? "" : "s", np);
+	return -1;
+}
+
 int run_opts_parse(int argc, char **argv, run_opts_t *opts)
 {
 	const mpil_run_config_t *cfg = mpil_run_config();
 	bool bind_given = false, map_given = false;
+	const char *nodes_opt = "MPILITE_RUN_EMULATE_NODES";
 	int i;
 
 	memset(opts, 0, sizeof(*opts));
@@ -143,9 +223,12 @@ int run_opts_parse(int argc, char **argv, run_opts_t *opts)
 		} else if (!strncmp(a, "--map-by=", 9)) {
 			val = a + 9;
 			a = "--map-by";
+		} else if (!strncmp(a, "--emulate-nodes=", 16)) {
+			val = a + 16;
+			a = "--emulate-nodes";
 		} else if (!strcmp(a, "-n") || !strcmp(a, "-np") || !strcmp(a, "--np") ||
 			   !strcmp(a, "-x") || !strcmp(a, "--timeout") || !strcmp(a, "--bind-to") ||
-			   !strcmp(a, "--map-by")) {
+			   !strcmp(a, "--map-by") || !strcmp(a, "--emulate-nodes")) {
 			if (i + 1 >= argc) {
 				run_msg("%s needs a value (see --help)", a);
 				return -1;
@@ -166,6 +249,10 @@ int run_opts_parse(int argc, char **argv, run_opts_t *opts)
 			if (run_map_by_parse(val, a, &opts->map_by) < 0)
 				return -1;
 			map_given = true;
+		} else if (!strcmp(a, "--emulate-nodes")) {
+			if (parse_nodes(val, a, &opts->nnodes, &opts->node_devices) < 0)
+				return -1;
+			nodes_opt = a;
 		} else if (!strcmp(a, "-x")) {
 			if (!*val || *val == '=') {
 				run_msg("-x: '%s' is not VAR or VAR=value", val);
@@ -188,6 +275,17 @@ int run_opts_parse(int argc, char **argv, run_opts_t *opts)
 	    parse_seconds(getenv("MPIEXEC_TIMEOUT"), "MPIEXEC_TIMEOUT", &opts->timeout_s) < 0)
 		return -1;
 	if (parse_seconds(cfg->KILL_GRACE, "MPILITE_RUN_KILL_GRACE", &opts->grace_s) < 0)
+		return -1;
+	if (parse_secs(cfg->NOTIFY_GRACE, "MPILITE_RUN_NOTIFY_GRACE", true, &opts->notify_grace_s) <
+	    0)
+		return -1;
+	/* (an empty variable: as unset) */
+	if (opts->nnodes == 0 && *cfg->EMULATE_NODES &&
+	    parse_nodes(cfg->EMULATE_NODES, nodes_opt, &opts->nnodes, &opts->node_devices) < 0)
+		return -1;
+	if (opts->nnodes == 0)
+		opts->nnodes = 1;
+	if (check_nodes(opts->nnodes, opts->np, nodes_opt) < 0)
 		return -1;
 	/* the options win over their variables */
 	if (!bind_given &&

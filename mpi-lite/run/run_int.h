@@ -6,6 +6,7 @@
  *   opts.c    the command line
  *   server.c  the embedded PMIx server (namespace, clients, abort upcall)
  *   bind.c    where the ranks run: mapping to cores, CPU binding
+ *   nodes.c   --emulate-nodes: the ranks spread over emulated nodes
  *   job.c     fork/exec of the ranks and the supervision loop
  *   iof.c     forwarding of the ranks' stdout/stderr
  *   files.c   the private temporary directory and /dev/shm leftovers
@@ -56,8 +57,11 @@ typedef enum run_map_by {
 
 typedef struct run_opts {
 	int np;
-	double timeout_s; /* 0: none */
-	double grace_s;	  /* SIGTERM -> SIGKILL */
+	double timeout_s;	  /* 0: none */
+	double grace_s;		  /* SIGTERM -> SIGKILL */
+	double notify_grace_s;	  /* a rank died: notified -> SIGTERM; 0: at once */
+	int nnodes;		  /* --emulate-nodes N: 1 is this machine as it is */
+	const char *node_devices; /* "DEV0,DEV1,...", one per node, or NULL */
 	bool tag_output;
 	run_bind_to_t bind_to;
 	run_map_by_t map_by;
@@ -68,9 +72,44 @@ typedef struct run_opts {
 } run_opts_t;
 
 /* Fills @opts from the command line and the MPILITE_RUN_* / MPIEXEC_TIMEOUT
- * variables; opts->xvars is malloc'ed (free it whatever the result). Returns
- * 0 to run, 1 when --help/--version was handled, -1 after a message. */
+ * variables; opts->xvars is malloc'ed (free it whatever the result; the
+ * other strings point into argv or the environment). Returns 0 to run, 1
+ * when --help/--version was handled, -1 after a message. */
 int run_opts_parse(int argc, char **argv, run_opts_t *opts);
+
+/* ---- emulated nodes (nodes.c) ----------------------------------------------- */
+/* HOST_NAME_MAX of Linux: sethostname() takes no more */
+#define RUN_HOST_MAX 64
+
+typedef struct run_node {
+	char name[RUN_HOST_MAX + 1];
+	size_t name_len;
+	int first, count; /* ranks first .. first + count - 1 */
+	char *device;	  /* its IBX_DEVICE, or NULL */
+} run_node_t;
+
+/* One node that is not emulated is this machine under its own name, as
+ * without the option. */
+typedef struct run_nodes {
+	int nnodes, np;
+	bool emulated;	  /* nnodes > 1: node names, per-node PMIx keys */
+	bool uts;	  /* each rank enters a UTS namespace named after its node */
+	run_node_t *node; /* [nnodes] */
+} run_nodes_t;
+
+/* The placement and the names; NULL after a message. Probes once whether
+ * the ranks can have host names of their own (a warning when not). */
+run_nodes_t *run_nodes_plan(const run_opts_t *opts);
+void run_nodes_free(run_nodes_t *nodes);
+int run_nodes_of(const run_nodes_t *nodes, int rank);
+/* PMIX_HOSTNAME, MPILITE_RUN_NODE and IBX_DEVICE of rank @rank into *env_p
+ * (after PMIx_server_setup_fork, whose PMIX_HOSTNAME it replaces). */
+int run_nodes_env(const run_nodes_t *nodes, int rank, char ***env_p);
+/* In the child before exec: the node's UTS namespace and host name.
+ * Returns 0 or an errno; async-signal-safe. */
+int run_nodes_enter(const run_nodes_t *nodes, int rank);
+/* --report-bindings: one line per emulated node, to stderr. */
+void run_nodes_report(const run_nodes_t *nodes);
 
 /* ---- output forwarding (iof.c) -------------------------------------------- */
 typedef struct run_stream {
@@ -95,7 +134,8 @@ double run_stream_partial_deadline(const run_stream_t *s);
 void run_stream_flush_stale(run_stream_t *s, double now);
 
 /* ---- the embedded PMIx server (server.c) ---------------------------------- */
-/* What the PMIx progress thread tells the supervision loop, through a pipe. */
+/* What the PMIx progress thread tells the supervision loop, through a pipe:
+ * aborts. (Finalizations are flags instead: run_server_finalized.) */
 typedef struct run_event {
 	int rank;
 	int code;
@@ -107,7 +147,8 @@ typedef struct run_event {
 
 /* @event_fd: write end of the pipe the abort upcall reports to. */
 int run_server_init(const char *tmpdir, int event_fd);
-int run_server_register_job(const char *nspace, int np);
+/* The namespace of @nodes->np ranks, placed on @nodes. */
+int run_server_register_job(const char *nspace, const run_nodes_t *nodes);
 /* Registers rank @rank and adds its PMIx variables to *env_p (a malloc'ed,
  * NULL-terminated array of malloc'ed strings; it may be reallocated). */
 int run_server_setup_client(const char *nspace, int rank, char ***env_p);
@@ -117,6 +158,13 @@ int run_server_fini(const char *nspace);
  * returns). Called from the supervision loop, never from the PMIx thread:
  * completing the upcall from inside it corrupted libpmix 4.2.2's memory. */
 void run_server_ack(run_event_t *ev);
+/* Whether rank @rank called PMIx_Finalize. Set before its PMIx_Finalize
+ * returns, so a rank that has been reaped is judged correctly. */
+bool run_server_finalized(int rank);
+/* PMIX_ERR_PROC_TERM_WO_SYNC to every client of @nspace: rank @rank is
+ * gone, with exit status @code (128+S for signal S). 0 once libpmix took
+ * the event (it is delivered asynchronously), -1 after a message. */
+int run_server_notify_term(const char *nspace, int rank, int code);
 
 /* ---- CPU binding (bind.c) -------------------------------------------------- */
 typedef struct run_binding run_binding_t;
@@ -146,6 +194,7 @@ typedef struct run_job {
 	const run_opts_t *opts;
 	const char *path; /* the program, resolved through PATH */
 	const run_binding_t *binding;
+	const run_nodes_t *nodes;
 	char **env; /* the ranks' environment before PMIx adds its part */
 	char nspace[256];
 	char job_id[IBX_BOOT_JOB_ID_MAX];
@@ -160,11 +209,13 @@ typedef struct run_job {
 	/* the first failure decides the exit status */
 	bool failed;
 	int exit_code;
-	/* termination */
+	/* termination: after a rank died, the others were told (PMIx event) and
+	 * may end by themselves until notify_until; then SIGTERM, SIGKILL */
+	bool notifying;
 	bool terminating;
 	bool killed;	  /* SIGKILL sent */
 	int term_signals; /* signals received by the launcher itself */
-	double start, kill_at;
+	double start, notify_until, kill_at;
 } run_job_t;
 
 /* Forks and execs every rank; on a failure records it in the job (the

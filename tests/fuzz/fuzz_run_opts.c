@@ -2,7 +2,7 @@
  * fuzz_run_opts.c — libFuzzer target for mpilite-run's command line
  * (run_opts_parse, mpi-lite/run/opts.c), together with the variables that
  * stand for its options (MPILITE_RUN_BIND_TO, _MAP_BY, _KILL_GRACE,
- * _REPORT_BINDINGS, MPIEXEC_TIMEOUT).
+ * _REPORT_BINDINGS, _EMULATE_NODES, _NOTIFY_GRACE, MPIEXEC_TIMEOUT).
  *
  * Input: NUL-separated words. The first word, when it starts with '@',
  * holds variable settings ("@NAME=value;NAME=value"), applied with setenv
@@ -37,8 +37,12 @@ void run_msg(const char *fmt, ...)
 	va_end(ap);
 }
 
-static const char *const vars[] = {"MPILITE_RUN_BIND_TO", "MPILITE_RUN_MAP_BY",
-				   "MPILITE_RUN_KILL_GRACE", "MPILITE_RUN_REPORT_BINDINGS",
+static const char *const vars[] = {"MPILITE_RUN_BIND_TO",
+				   "MPILITE_RUN_MAP_BY",
+				   "MPILITE_RUN_KILL_GRACE",
+				   "MPILITE_RUN_REPORT_BINDINGS",
+				   "MPILITE_RUN_EMULATE_NODES",
+				   "MPILITE_RUN_NOTIFY_GRACE",
 				   "MPIEXEC_TIMEOUT"};
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)

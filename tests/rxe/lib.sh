@@ -5,6 +5,7 @@
 #   perftest_pair LOG TOOL ARGS...
 #                          runs a perftest server and client on the device,
 #                          output in LOG.server / LOG.client
+#                          (PERFTEST_CLIENT_DEV: the client on that device)
 #   perftest_result FILE   prints the numbers line of a perftest report
 #
 # Inside the Soft-RoCE VM (run-in-vm.sh sets IBX_RXE_GUEST=1) the device is
@@ -113,6 +114,8 @@ perftest_pair() {
 		: >"$log.client"
 		return 1
 	fi
+	# PERFTEST_CLIENT_DEV: the client on another device (across a link)
+	[ -n "${PERFTEST_CLIENT_DEV:-}" ] && common[1]=$PERFTEST_CLIENT_DEV
 	timeout -k 5 "$PERFTEST_TIMEOUT" "$tool" "${common[@]}" "$@" "$VERBS_SERVER_ADDR" >"$log.client" 2>&1
 	crc=$?
 	# A client that failed early leaves the server waiting for its peer.

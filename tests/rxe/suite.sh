@@ -19,6 +19,15 @@
 #   unit      every $BUILD/tests/unit/test_verbs_* and test_reg_cache* (cmocka)
 #   mpi       tests/run-tests.sh mpi with IBX_PATHS=verbs, mpilite, np 2 and 4
 #   ibtest    every perftest-class ibtest command as a server/client pair
+#   twonode   two emulated nodes joined by a veth link, each with its own rxe
+#             device (link.sh): perftest across the link, then the MPI
+#             suite at 2 nodes x 2 ranks (mpilite-run --emulate-nodes)
+#   faults    on the two nodes: a rank killed (-9) while the others are
+#             blocked on it in a receive, a rendezvous, a collective and an
+#             RMA lock epoch; the link taken down under traffic and under
+#             blocked receives; a stopped rank. Each job must end (in time)
+#             with an error naming the peer, device and QP, leaving nothing
+#             in /dev/shm and no verbs resources
 # Environment: BUILD (default build), IBX_VERBS_PARTS (subset of PARTS,
 # space or comma separated), IBX_TEST_FILTER (substring of test names),
 # IBX_TEST_NPS (rank counts for the mpi part, default 2,4), and the device
@@ -36,8 +45,10 @@ fi
 
 # shellcheck source=lib.sh
 . tests/rxe/lib.sh
+# shellcheck source=link.sh
+. tests/rxe/link.sh
 
-PARTS=(device perftest rdmacm unit mpi ibtest)
+PARTS=(device perftest rdmacm unit mpi ibtest twonode faults)
 
 BUILD=${BUILD:-build}
 export BUILD
@@ -329,6 +340,163 @@ sys.exit(not (d["test"] == "send_bw" and r["bytes"] == 1024 and r["iterations"] 
 		fi
 		IBTEST_CLIENT_EXTRA=()
 	fi
+}
+
+# --- two nodes --------------------------------------------------------------
+# run_mpi_suite LABEL LOG: tests/run-tests.sh mpi with the caller's
+# environment, its result lines relabelled verbs/LABEL/..., counted.
+run_mpi_suite() {
+	local label=$1 log=$2 rc
+	mkdir -p "$LOGDIR/$label" "$BUILD/test-logs"
+	local runner=(bash tests/run-tests.sh mpi)
+	if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
+		runner=(unshare -m bash -c 'mount --bind "$1" "$2" && shift 2 && exec "$@"'
+			_ "$LOGDIR/$label" "$BUILD/test-logs" "${runner[@]}")
+	fi
+	"${runner[@]}" >"$log" 2>&1
+	rc=$?
+	sed -n -e "s/^\(PASS\|FAIL\|SKIP\) /\1 verbs\/$label\//p" -e '/^    /p' "$log"
+	NFAIL=$((NFAIL + $(grep -c '^FAIL ' "$log")))
+	if [ $rc -ne 0 ] && ! grep -q '^FAIL ' "$log"; then
+		fail "verbs/$label" "tests/run-tests.sh mpi exit $rc" "$log"
+	elif ! grep -qE '^(PASS|FAIL|SKIP) ' "$log"; then
+		fail "verbs/$label" "tests/run-tests.sh mpi ran no test" "$log"
+	fi
+}
+
+LINK_OK=
+link_ready() { # the link, made once; a failure is reported once
+	[ -n "$LINK_OK" ] && { [ "$LINK_OK" = 1 ]; return; }
+	local log=$LOGDIR/link-up.log
+	if link_up >"$log" 2>&1; then
+		LINK_OK=1
+	else
+		LINK_OK=0
+		fail verbs/twonode/link "cannot set up the two-node link" "$log"
+	fi
+	[ "$LINK_OK" = 1 ]
+}
+
+part_twonode() {
+	local name=verbs/twonode/link log=$LOGDIR/twonode-link p0 res
+	if [ "${IBX_RXE_GUEST:-0}" != 1 ]; then
+		skip verbs/twonode "needs the Soft-RoCE VM (it creates netdevs and rxe devices)"
+		return 0
+	fi
+	link_ready || return 0
+	if ! filtered "$name"; then
+		p0=$(link_packets)
+		if VERBS_DEV=rxn1 VERBS_PORT=1 PERFTEST_CLIENT_DEV=rxn0 perftest_pair "$log" ib_send_lat -n 200 &&
+			res=$(perftest_result "$log.client") && [ -n "$res" ]; then
+			set -- $res
+			pass "$name" "ib_send_lat rxn0 -> rxn1 across the veth: typical $5 us, $(($(link_packets) - p0)) packets on ibxn0"
+		else
+			fail "$name" "ib_send_lat across the link" "$log.server" "$log.client"
+		fi
+	fi
+	IBX_TEST_LAUNCH_ARGS="--emulate-nodes 2:$LINK_DEVS" IBX_TEST_LAUNCHERS=mpilite \
+		IBX_TEST_NPS=${IBX_TWONODE_NPS:-4} IBX_TEST_TIMEOUT_SCALE=${IBX_TEST_TIMEOUT_SCALE:-3} \
+		run_mpi_suite twonode "$LOGDIR/run-tests-twonode.log"
+}
+
+# --- faults on two nodes -------------------------------------------------------
+# fault_case NAME SCENARIO STRIKE EXPECT: starts fault_peer SCENARIO on
+# 2 x 2 ranks, waits for the 4 "ready" lines, strikes rank 2 (kill, stop)
+# or the link (linkdown), and checks the ending: EXPECT "error" = non-zero
+# status within FAULT_LIMIT s of the strike, with a message naming the lost
+# peer (2; any rank across the link for linkdown), the device and the QP;
+# "timeout" = the launcher's time limit (124). Then: nothing in /dev/shm,
+# the devices' resource counts back where they were.
+FAULT_LIMIT=5
+fault_case() {
+	local name=verbs/faults/$1 scen=$2 strike=$3 expect=$4
+	local log=$LOGDIR/fault-$1.log prog=$BUILD/tests/rxe/fault_peer pid vpid i t0 t1 rc ms res0 res1 why=
+	filtered "$name" && return 0
+	local who='peer 2 \(rxn[01]:1 QP 0x[0-9a-f]+ -> 0x[0-9a-f]+\)'
+	[ "$strike" = linkdown ] && who=${who/peer 2/peer [0-3]}
+	res0=$(rdma resource show 2>/dev/null)
+	timeout -k 5 120 "$BUILD/bin/mpilite-run" --emulate-nodes "2:$LINK_DEVS" -n 4 \
+		--timeout "${FAULT_JOB_TIMEOUT:-40}" "$prog" "$scen" >"$log" 2>&1 &
+	pid=$!
+	for ((i = 0; i < 1200; i++)); do
+		[ "$(grep -c '^fault_peer: rank .* ready$' "$log")" -ge 4 ] && break
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	vpid=$(sed -n 's/^fault_peer: rank 2 pid \([0-9]*\) ready$/\1/p' "$log")
+	if [ -z "$vpid" ] || [ "$(grep -c '^fault_peer: rank .* ready$' "$log")" -lt 4 ]; then
+		kill "$pid" 2>/dev/null
+		wait "$pid"
+		fail "$name" "the ranks never all got ready" "$log"
+		return 0
+	fi
+	sleep 1 # let them block
+	t0=$(date +%s%N)
+	case $strike in
+	kill) kill -9 "$vpid" ;;
+	stop) kill -STOP "$vpid" ;;
+	linkdown) link_set down ;;
+	esac
+	wait "$pid"
+	rc=$?
+	t1=$(date +%s%N)
+	ms=$(((t1 - t0) / 1000000))
+	[ "$strike" = stop ] && kill -CONT "$vpid" 2>/dev/null
+	if [ "$strike" = linkdown ]; then
+		link_set up
+		link_wait_active rxn0 && link_wait_active rxn1 || why="the link did not come back up"
+	fi
+	case $expect in
+	error)
+		if [ $rc -eq 0 ] || [ $rc -eq 124 ] || [ $rc -ge 200 ]; then
+			why="exit status $rc, expected an error"
+		elif [ $ms -gt $((FAULT_LIMIT * 1000)) ]; then
+			why="ended $ms ms after the strike, limit ${FAULT_LIMIT} s"
+		elif ! grep -qE "$who" "$log"; then
+			why="no error naming the peer, its device and QP"
+		elif grep -q 'no error after the strike\|iteration .*: byte' "$log"; then
+			why="a rank went on as if nothing happened"
+		fi ;;
+	timeout) [ $rc -eq 124 ] || why="exit status $rc, expected the launcher's timeout (124)" ;;
+	esac
+	if [ -z "$why" ] && ls /dev/shm/ibx-* >/dev/null 2>&1; then
+		why="left in /dev/shm: $(ls /dev/shm | grep '^ibx-' | head -n 3 | tr '\n' ' ')"
+	fi
+	# the kernel frees a dead process's verbs objects as it reaps it
+	for ((i = 0; i < 50; i++)); do
+		res1=$(rdma resource show 2>/dev/null)
+		[ "$res1" = "$res0" ] && break
+		sleep 0.1
+	done
+	if [ -z "$why" ] && [ "$res1" != "$res0" ]; then
+		why="verbs resources not released: before '$res0', after '$res1'"
+	fi
+	if [ -n "$why" ]; then
+		fail "$name" "$why" "$log"
+	else
+		local said
+		said=$(grep -oE "$who.{0,70}" "$log" | head -n 1)
+		pass "$name" "exit $rc after $ms ms${said:+: $said}"
+	fi
+}
+
+part_faults() {
+	if [ "${IBX_RXE_GUEST:-0}" != 1 ]; then
+		skip verbs/faults "needs the Soft-RoCE VM (it takes a link down)"
+		return 0
+	fi
+	if [ ! -x "$BUILD/tests/rxe/fault_peer" ]; then
+		fail verbs/faults "$BUILD/tests/rxe/fault_peer not built"
+		return 0
+	fi
+	link_ready || return 0
+	fault_case kill-recv recv kill error
+	fault_case kill-rndv rndv kill error
+	fault_case kill-coll coll kill error
+	fault_case kill-rma rma kill error
+	fault_case linkdown-traffic link linkdown error
+	fault_case linkdown-blocked recv linkdown error
+	FAULT_JOB_TIMEOUT=20 fault_case stop link stop timeout
 }
 
 # --- main ---------------------------------------------------------------
