@@ -22,6 +22,9 @@
 #   twonode   two emulated nodes joined by a veth link, each with its own rxe
 #             device (link.sh): perftest across the link, then the MPI
 #             suite at 2 nodes x 2 ranks (mpilite-run --emulate-nodes)
+#   ompi2n    ibx programs on the two nodes under Open MPI's mpirun (a
+#             hostfile of the two nodes, node-agent.sh for ssh): another
+#             launcher's per-node PMIx servers, traffic across the link
 #   faults    on the two nodes: a rank killed (-9) while the others are
 #             blocked on it in a receive, a rendezvous, a collective and an
 #             RMA lock epoch; the link taken down under traffic and under
@@ -48,7 +51,7 @@ fi
 # shellcheck source=link.sh
 . tests/rxe/link.sh
 
-PARTS=(device perftest rdmacm unit mpi ibtest twonode faults)
+PARTS=(device perftest rdmacm unit mpi ibtest twonode ompi2n faults)
 
 BUILD=${BUILD:-build}
 export BUILD
@@ -397,6 +400,50 @@ part_twonode() {
 	IBX_TEST_LAUNCH_ARGS="--emulate-nodes 2:$LINK_DEVS" IBX_TEST_LAUNCHERS=mpilite \
 		IBX_TEST_NPS=${IBX_TWONODE_NPS:-4} IBX_TEST_TIMEOUT_SCALE=${IBX_TEST_TIMEOUT_SCALE:-3} \
 		run_mpi_suite twonode "$LOGDIR/run-tests-twonode.log"
+}
+
+# --- another launcher on two nodes ----------------------------------------------
+# Open MPI's mpirun starts one daemon per emulated node through
+# node-agent.sh (no ssh): each daemon is its node's PMIx server, so ibx sees
+# a real multi-node launch, not mpilite-run's emulation. Each program must
+# succeed and its traffic cross the link.
+OMPI2N_PROGS=(environment p2p_sizes p2p_types coll_reduce coll_hier dtype_p2p rma_acc_cas rma_win_flavors)
+part_ompi2n() {
+	local t name log rc p0 np t0 hosts=$LOGDIR/ompi2n.hosts
+	if [ "${IBX_RXE_GUEST:-0}" != 1 ]; then
+		skip verbs/ompi2n "needs the Soft-RoCE VM (two emulated nodes)"
+		return 0
+	fi
+	if ! command -v mpirun.openmpi >/dev/null; then
+		skip verbs/ompi2n "no mpirun.openmpi (scripts/deps.sh installs Open MPI)"
+		return 0
+	fi
+	link_ready || return 0
+	printf 'n0 slots=2\nn1 slots=2\n' >"$hosts"
+	for t in "${OMPI2N_PROGS[@]}"; do
+		name=verbs/ompi2n/$t
+		filtered "$name" && continue
+		log=$LOGDIR/ompi2n-$t.log
+		if [ ! -x "$BUILD/tests/mpi/$t" ]; then
+			fail "$name" "$BUILD/tests/mpi/$t not built"
+			continue
+		fi
+		p0=$(link_packets)
+		t0=$SECONDS
+		OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout -k 5 300 \
+			mpirun.openmpi --hostfile "$hosts" -np 4 --bind-to none \
+			--mca plm_rsh_agent "$PWD/tests/rxe/node-agent.sh" \
+			"$BUILD/tests/mpi/$t" >"$log" 2>&1
+		rc=$?
+		np=$(($(link_packets) - p0))
+		if [ $rc -ne 0 ]; then
+			fail "$name" "exit status $rc" "$log"
+		elif [ "$np" -le 0 ]; then
+			fail "$name" "nothing crossed the link" "$log"
+		else
+			pass "$name" "$((SECONDS - t0)) s, $np packets across the link"
+		fi
+	done
 }
 
 # --- faults on two nodes -------------------------------------------------------
