@@ -4,14 +4,20 @@
  * (ranks 0 1 | 2 3), rank 2 the victim, the others blocked on it while the
  * script strikes from outside (kill -9, SIGSTOP, the link taken down).
  *
- *   fault_peer recv   0, 1: MPI_Recv from 2;  3: MPI_Recv from 2
+ *   fault_peer recv   0, 1: MPI_Recv from 2
  *   fault_peer rndv   0: MPI_Send of 8 MiB to 2 (rendezvous, never matched);
- *                     1, 3: MPI_Recv from 2
- *   fault_peer coll   0, 1, 3: MPI_Allreduce of 1 MiB (2 never joins)
+ *                     1: MPI_Recv from 2
+ *   fault_peer coll   0, 1: MPI_Allreduce of 1 MiB on {0, 1, 2} (2 never
+ *                     joins)
  *   fault_peer rma    window at 2; 0: lock epoch at 2 with puts and
- *                     flushes; 1: MPI_Win_lock at 2 behind it; 3: MPI_Recv
+ *                     flushes; 1: MPI_Win_lock at 2 behind it
  *   fault_peer link   0 <-> 2 and 1 <-> 3: 1 MiB ping-pongs, checked,
  *                     until the link fails (the script takes it down)
+ *
+ * In the kill scenarios rank 3, the victim's node-mate, waits for a message
+ * from rank 1 that never comes: the ranks that see the loss are those
+ * across the link, whose report must name the device and QP (rank 3 would
+ * see it over shared memory, by pid, and might end the job first).
  *
  * Each rank prints "fault_peer: rank R pid P ready" once it is about to
  * block, so that the script knows whom to strike and when. Reaching the
@@ -41,12 +47,23 @@ static void victim_wait(void)
 		pause();
 }
 
+/* Rank 3: blocked on rank 1, which never sends. */
+static void bystander_wait(void)
+{
+	int v;
+
+	ready(3);
+	MPI_Recv(&v, 1, MPI_INT, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+}
+
 static void scenario_recv(int rank)
 {
 	int v;
 
 	if (rank == VICTIM)
 		victim_wait();
+	if (rank == 3)
+		bystander_wait();
 	ready(rank);
 	MPI_Recv(&v, 1, MPI_INT, VICTIM, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 }
@@ -58,6 +75,8 @@ static void scenario_rndv(int rank)
 
 	if (rank == VICTIM)
 		victim_wait();
+	if (rank == 3)
+		bystander_wait();
 	ready(rank);
 	if (rank == 0)
 		MPI_Send(big, (int)sizeof(big), MPI_BYTE, VICTIM, 0, MPI_COMM_WORLD);
@@ -68,18 +87,21 @@ static void scenario_rndv(int rank)
 static void scenario_coll(int rank)
 {
 	static double in[1 << 17], out[1 << 17];
+	MPI_Comm three;
 
+	MPI_OK(MPI_Comm_split(MPI_COMM_WORLD, rank == 3 ? MPI_UNDEFINED : 0, rank, &three));
 	if (rank == VICTIM)
 		victim_wait();
+	if (rank == 3)
+		bystander_wait();
 	ready(rank);
-	MPI_Allreduce(in, out, 1 << 17, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+	MPI_Allreduce(in, out, 1 << 17, MPI_DOUBLE, MPI_SUM, three);
 }
 
 static void scenario_rma(int rank)
 {
 	char *base;
 	MPI_Win win;
-	int v;
 
 	MPI_OK(MPI_Win_allocate(1 << 20, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win));
 	MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
@@ -100,8 +122,7 @@ static void scenario_rma(int rank)
 		ready(rank);
 		MPI_Win_lock(MPI_LOCK_EXCLUSIVE, VICTIM, 0, win);
 	} else {
-		ready(rank);
-		MPI_Recv(&v, 1, MPI_INT, VICTIM, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+		bystander_wait();
 	}
 }
 
