@@ -68,8 +68,9 @@ static int barrier_node_aware(MPI_Comm comm)
 	coll_hier_t h;
 	int err;
 
-	mpil_coll_hier_get(comm, 0, &h);
-	err = fan_in(&h.intra, h.intra_root);
+	err = mpil_coll_hier_get(comm, 0, &h);
+	if (err == MPI_SUCCESS)
+		err = fan_in(&h.intra, h.intra_root);
 	if (err == MPI_SUCCESS && h.is_rep)
 		err = barrier_dissemination(&h.inter);
 	if (err == MPI_SUCCESS)

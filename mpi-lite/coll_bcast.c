@@ -170,7 +170,9 @@ static int bcast_node_aware(const coll_grp_t *g, void *buf, size_t len, int root
 	coll_hier_t h;
 	int err;
 
-	mpil_coll_hier_get(g->comm, root, &h);
+	err = mpil_coll_hier_get(g->comm, root, &h);
+	if (err != MPI_SUCCESS)
+		return err;
 	if (h.is_rep && h.inter.size > 1) {
 		err = bcast_run(&h.inter, buf, len, h.inter_root, CT_BCAST, oversub);
 		if (err != MPI_SUCCESS)

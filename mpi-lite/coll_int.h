@@ -146,9 +146,10 @@ typedef struct coll_hier {
  * CPUs. The same answer on every member, so the choices based on it agree. */
 unsigned mpil_coll_where(const coll_grp_t *g);
 /* For a communicator that spans nodes: fills @h for @root (any rank for
- * rooted collectives, 0 for the others). The arrays behind @h are shared
- * scratch, valid until the next call. */
-void mpil_coll_hier_get(MPI_Comm comm, int root, coll_hier_t *h);
+ * rooted collectives, 0 for the others). The arrays behind @h belong to
+ * @comm's cached split, valid until its next collective; MPI_ERR_NO_MEM
+ * when the split cannot be built. */
+int mpil_coll_hier_get(MPI_Comm comm, int root, coll_hier_t *h);
 
 /* ---- block layouts (the gather family) -------------------------------------------------- */
 

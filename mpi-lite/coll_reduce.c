@@ -292,9 +292,10 @@ static int reduce_node_aware(const coll_grp_t *g, const void *in, void *rbuf, in
 	coll_hier_t h;
 	void *base = NULL;
 	char *acc;
-	int err;
+	int err = mpil_coll_hier_get(g->comm, root, &h);
 
-	mpil_coll_hier_get(g->comm, root, &h);
+	if (err != MPI_SUCCESS)
+		return err;
 	if (!h.is_rep)
 		return reduce_run(&h.intra, in, NULL, n, rd, h.intra_root, 0);
 	acc = g->rank == root ? rbuf : mpil_coll_red_alloc(rd, n, &base);
@@ -558,8 +559,9 @@ static int allreduce_node_aware(const coll_grp_t *g, const void *sbuf, void *rbu
 	coll_hier_t h;
 	int err;
 
-	mpil_coll_hier_get(g->comm, 0, &h);
-	err = mpil_coll_reduce(&h.intra, sbuf, rbuf, n, rd, h.intra_root);
+	err = mpil_coll_hier_get(g->comm, 0, &h);
+	if (err == MPI_SUCCESS)
+		err = mpil_coll_reduce(&h.intra, sbuf, rbuf, n, rd, h.intra_root);
 	if (err == MPI_SUCCESS && h.is_rep && h.inter.size > 1)
 		err = allreduce_run(&h.inter, NULL, rbuf, n, rd, 0);
 	if (err == MPI_SUCCESS && h.intra.size > 1)

@@ -66,6 +66,7 @@ static void comm_free_parts(MPI_Comm c)
 {
 	mpil_attr_drop(c);
 	mpil_topo_free(c);
+	mpil_coll_split_free(c);
 	free(c->rank_to_world);
 	free(c->world_to_rank);
 	c->rank_to_world = c->world_to_rank = NULL;

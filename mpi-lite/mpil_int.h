@@ -48,9 +48,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* Every MPI_X is defined as PMPI_X with a weak MPI_X alias (profiling). */
-#define MPIL_PRAGMA_(x)	      _Pragma(#x)
-#define MPIL_PMPI_ALIAS(name) MPIL_PRAGMA_(weak MPI_##name = PMPI_##name)
+/* Every MPI_X is defined as PMPI_X with a weak MPI_X alias (profiling),
+ * exported: an attribute alias with its visibility spelled out, since
+ * clang gives a `#pragma weak` alias the default of -fvisibility=hidden
+ * (and libmpilite.so would then have no MPI_ symbols at all). */
+#define MPIL_WEAK_ALIAS_(name_, target_)                                                           \
+	extern __typeof__(target_) name_                                                           \
+	    __attribute__((weak, alias(#target_), visibility("default")));
+#define MPIL_PMPI_ALIAS(name) MPIL_WEAK_ALIAS_(MPI_##name, PMPI_##name)
 
 #define MPIL_MAGIC_COMM	 0x6d436f6du /* "mCom" */
 #define MPIL_MAGIC_DTYPE 0x6d447479u
@@ -226,6 +231,7 @@ struct mpil_comm {
 	uint32_t coll_seq; /* nonblocking collectives started (their tags, nbc.c) */
 	void *attrs;	   /* cached attributes (attr.c) */
 	void *topo;	   /* process topology (topo_int.h), or NULL */
+	void *coll_split;  /* its split by nodes (coll_node.c), built on first use */
 	MPI_Info info;	   /* hints (MPI_Comm_set_info), or MPI_INFO_NULL */
 	char name[MPI_MAX_OBJECT_NAME];
 };
@@ -745,5 +751,7 @@ int mpil_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
  * several nodes) and dropped in MPI_Finalize. */
 int mpil_coll_init(void);
 void mpil_coll_fini(void);
+/* Drops @c's cached split by nodes (with the communicator). */
+void mpil_coll_split_free(MPI_Comm c);
 
 #endif /* MPIL_INT_H */

@@ -21,7 +21,7 @@
 #include <stdlib.h>
 
 #define MPIL_MAGIC_MUTEX       0x6d4d7478u /* "mMtx" */
-#define MPIL_PMPIX_ALIAS(name) MPIL_PRAGMA_(weak MPIX_##name = PMPIX_##name)
+#define MPIL_PMPIX_ALIAS(name) MPIL_WEAK_ALIAS_(MPIX_##name, PMPIX_##name)
 
 MPIL_PMPIX_ALIAS(Mutex_create)
 MPIL_PMPIX_ALIAS(Mutex_free)

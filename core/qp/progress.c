@@ -197,6 +197,47 @@ static qp_peer_t *peer_by_qpn(qp_path_t *path, uint32_t qpn)
 
 /* ---- receives ---------------------------------------------------------------------- */
 
+const char *ibx_qp_rx_check(const void *buf, size_t len, int nranks)
+{
+	qp_hdr_t h;
+	qp_cts_t c;
+	size_t body;
+
+	if (len < sizeof(h))
+		return "short header";
+	memcpy(&h, buf, sizeof(h));
+	if (h.src < 0 || h.src >= nranks)
+		return "sender out of range";
+	body = len - sizeof(h);
+	switch (h.type) {
+	case QP_MSG_EAGER: return NULL;
+	case QP_MSG_RTS:
+	case QP_MSG_PACKED: return body == sizeof(qp_rts_t) ? NULL : "RTS length";
+	case QP_MSG_FIN:
+	case QP_MSG_GRANT:
+	case QP_MSG_DONE: return body == sizeof(qp_fin_t) ? NULL : "FIN length";
+	case QP_MSG_CTS: break;
+	default: return "unknown type";
+	}
+	if (body < sizeof(c))
+		return "CTS length";
+	memcpy(&c, (const char *)buf + sizeof(h), sizeof(c));
+	body -= sizeof(c);
+	switch (c.scheme) {
+	case IBX_DT_SCHEME_GENERIC:
+	case IBX_DT_SCHEME_P_RRS: return body == 0 ? NULL : "CTS length";
+	case IBX_DT_SCHEME_MULTI_W:
+		return body == ((c.flags & QP_CTS_LAYOUT) ? c.blob_len : 0) ? NULL
+									    : "CTS layout length";
+	case IBX_DT_SCHEME_RWG_UP:
+	case IBX_DT_SCHEME_BC_SPUP:
+		return c.nseg <= QP_DT_GRANT_MAX && body == (size_t)c.nseg * sizeof(uint16_t)
+			   ? NULL
+			   : "CTS segment grant";
+	default: return "CTS scheme";
+	}
+}
+
 static void rx_corrupt(qp_path_t *path, const struct ibv_wc *wc, const char *what)
 {
 	qp_peer_t *p = peer_by_qpn(path, wc->qp_num);
@@ -220,6 +261,7 @@ static void rx_completion(qp_path_t *path, const struct ibv_wc *wc)
 	uint32_t idx = (uint32_t)(wc->wr_id & ~QP_WRID_RX);
 	char *buf = path->rx_mem + (size_t)idx * path->rx_stride;
 	const qp_hdr_t *h = (const qp_hdr_t *)buf;
+	const char *why;
 	qp_peer_t *p;
 	uint32_t imm;
 	int seg;
@@ -259,11 +301,11 @@ static void rx_completion(qp_path_t *path, const struct ibv_wc *wc)
 				  be32toh(wc->imm_data));
 		goto credits;
 	}
-	if (ibx_unlikely(wc->byte_len < sizeof(qp_hdr_t) || h->src < 0 ||
-			 h->src >= path->ctx->size || !path->by_rank[h->src] ||
+	why = ibx_qp_rx_check(buf, wc->byte_len, path->ctx->size);
+	if (ibx_unlikely(why || !path->by_rank[h->src] ||
 			 path->by_rank[h->src]->qp->qpn != wc->qp_num)) {
 		path->rx_free[path->rx_nfree++] = idx;
-		rx_corrupt(path, wc, "bad header");
+		rx_corrupt(path, wc, why ? why : "sender is not this QP's peer");
 		return;
 	}
 	p = path->by_rank[h->src];
@@ -282,11 +324,6 @@ static void rx_completion(qp_path_t *path, const struct ibv_wc *wc)
 	case QP_MSG_RTS: {
 		qp_rts_t rts;
 
-		if (wc->byte_len != sizeof(*h) + sizeof(rts)) {
-			path->rx_free[path->rx_nfree++] = idx;
-			rx_corrupt(path, wc, "RTS length");
-			return;
-		}
 		memcpy(&rts, buf + sizeof(*h), sizeof(rts));
 		ibx_tag_arrive_rts(path->ctx, p->rank, h->tag, rts.len, &rts, sizeof(rts));
 		break;
@@ -294,11 +331,6 @@ static void rx_completion(qp_path_t *path, const struct ibv_wc *wc)
 	case QP_MSG_FIN: {
 		qp_fin_t fin;
 
-		if (wc->byte_len != sizeof(*h) + sizeof(fin)) {
-			path->rx_free[path->rx_nfree++] = idx;
-			rx_corrupt(path, wc, "FIN length");
-			return;
-		}
 		memcpy(&fin, buf + sizeof(*h), sizeof(fin));
 		ibx_qp_rndv_fin_recv(p, &fin);
 		break;
@@ -309,14 +341,10 @@ static void rx_completion(qp_path_t *path, const struct ibv_wc *wc)
 	case QP_MSG_DONE:
 		if (!ibx_qp_rndv_dt_msg(p, h->type, buf + sizeof(*h), wc->byte_len - sizeof(*h))) {
 			path->rx_free[path->rx_nfree++] = idx;
-			rx_corrupt(path, wc, "typed rendezvous message");
+			rx_corrupt(path, wc, "typed rendezvous message of no rendezvous");
 			return;
 		}
 		break;
-	default:
-		path->rx_free[path->rx_nfree++] = idx;
-		rx_corrupt(path, wc, "unknown type");
-		return;
 	}
 	/* only now: a nested progress (from a completion callback) must not
 	 * repost the buffer while the tag layer still reads it */
@@ -512,10 +540,11 @@ static void keepalive_check(qp_path_t *path)
 			continue;
 		}
 		/* Outstanding unsignalled work does not count: nothing completes
-		 * it until a signalled WQE follows, and that is the probe. */
+		 * it until a signalled WQE follows, and that is the probe; it
+		 * goes out alone unless a signalled WQE is still to complete. */
 		p->ka_seq = p->sq_head;
 		p->ka_posted = true;
-		p->ka_alone = p->sq_tail == p->sq_head;
+		p->ka_alone = !qp_sq_signalled_outstanding(p);
 		p->ka_sent_ns = now;
 		path->stats.keepalives++;
 		ibx_trace(QP_PEER_FMT ": silent for %llu ms: keepalive probe", QP_PEER_ARGS(p),

@@ -71,8 +71,9 @@ typedef struct qp_cts {
 	uint32_t pad;
 	int64_t count;
 } qp_cts_t;
-#define QP_CTS_LAYOUT 0x1u /* the layout follows (the sender caches it) */
-#define QP_CTS_CONTIG 0x2u /* multi-w into [base, base + len): no layout */
+#define QP_CTS_LAYOUT	0x1u /* the layout follows (the sender caches it) */
+#define QP_CTS_CONTIG	0x2u /* multi-w into [base, base + len): no layout */
+#define QP_DT_GRANT_MAX 64   /* segment indices in one CTS */
 /* Immediate data of a segment write: rendezvous bit, receiver id, index. */
 #define QP_IMM_SEG	 0x80000000u
 #define QP_IMM_RID_SHIFT 16
@@ -341,8 +342,15 @@ ibx_status_t ibx_qp_rndv_op_fail(qp_peer_t *p, qp_op_t *op, bool from_queue, ibx
 ibx_status_t ibx_qp_rndv_dt_send(qp_peer_t *p, struct qp_txb *b, ibx_request_t *req);
 /* Receiver: a receive matched a pushed RTS. */
 ibx_status_t ibx_qp_rndv_dt_recv(qp_peer_t *p, const qp_rts_t *rts, ibx_request_t *req, size_t n);
-/* Messages and immediates of the protocol (progress.c); false: corrupt. */
+/* Messages and immediates of the protocol (progress.c), their framing
+ * checked (ibx_qp_rx_check); false: they name no rendezvous of ours. */
 bool ibx_qp_rndv_dt_msg(qp_peer_t *p, uint8_t type, const void *body, size_t len);
+/* The framing of a received channel message (buf[0..len), from a job of
+ * @nranks): a header with a sender in range, a known type, and the length
+ * the type implies, including a CTS's trailing indices or layout. NULL if
+ * sound, else what is wrong, for the error message (progress.c; before
+ * any state is looked up, so a peer's bytes are never trusted further). */
+const char *ibx_qp_rx_check(const void *buf, size_t len, int nranks);
 /* 1: a segment write of ours, handled; 0: not ours; -1: corrupt. */
 int ibx_qp_rndv_dt_imm(qp_peer_t *p, uint32_t imm);
 /* The sender's share of a FIN: frees its schemes' state. */

@@ -58,7 +58,6 @@
 
 #include <stdlib.h>
 
-#define QP_DT_GRANT_MAX	 64  /* indices in one CTS */
 #define QP_DT_GATHER_MAX 256 /* send blocks gathered into one segment write */
 
 /* ---- segment pools ------------------------------------------------------------------ */
@@ -753,12 +752,9 @@ static bool cts_recv(qp_peer_t *p, const void *body, size_t len)
 	size_t nextra = len - sizeof(c);
 	int ret;
 
-	if (len < sizeof(c))
-		return false;
-	memcpy(&c, body, sizeof(c));
+	memcpy(&c, body, sizeof(c)); /* framing checked: ibx_qp_rx_check */
 	req = send_find(p, c.id);
-	if (!req || !ibx_req_scattered(req) || DTS(req) || c.len > req->buflen ||
-	    c.scheme >= IBX_DT_SCHEME_COUNT || c.scheme == IBX_DT_SCHEME_AUTO)
+	if (!req || !ibx_req_scattered(req) || DTS(req) || c.len > req->buflen)
 		return false;
 	s = calloc(1, sizeof(*s));
 	if (!s)
@@ -768,17 +764,11 @@ static bool cts_recv(qp_peer_t *p, const void *body, size_t len)
 	s->n = c.len;
 	req->priv[3] = (uintptr_t)s;
 	switch (c.scheme) {
-	case IBX_DT_SCHEME_MULTI_W:
-		if ((c.flags & QP_CTS_LAYOUT) ? nextra != c.blob_len : nextra != 0)
-			return false;
-		ret = send_multiw(p, req, &c, extra);
-		break;
+	case IBX_DT_SCHEME_MULTI_W: ret = send_multiw(p, req, &c, extra); break;
 	case IBX_DT_SCHEME_RWG_UP:
 	case IBX_DT_SCHEME_BC_SPUP: {
 		uint16_t idx[QP_DT_GRANT_MAX];
 
-		if (nextra != (size_t)c.nseg * sizeof(uint16_t) || c.nseg > QP_DT_GRANT_MAX)
-			return false;
 		memcpy(idx, extra, nextra);
 		ret = send_segments(p, req, s, &c, idx);
 		break;
@@ -815,23 +805,12 @@ bool ibx_qp_rndv_dt_msg(qp_peer_t *p, uint8_t type, const void *body, size_t len
 	qp_fin_t f;
 	qp_rts_t pk;
 
+	/* lengths checked: ibx_qp_rx_check */
 	switch (type) {
 	case QP_MSG_CTS: return cts_recv(p, body, len);
-	case QP_MSG_GRANT:
-		if (len != sizeof(f))
-			return false;
-		memcpy(&f, body, sizeof(f));
-		return grant_recv(p, &f);
-	case QP_MSG_DONE:
-		if (len != sizeof(f))
-			return false;
-		memcpy(&f, body, sizeof(f));
-		return done_recv(p, f.id);
-	case QP_MSG_PACKED:
-		if (len != sizeof(pk))
-			return false;
-		memcpy(&pk, body, sizeof(pk));
-		return packed_recv(p, &pk);
+	case QP_MSG_GRANT: memcpy(&f, body, sizeof(f)); return grant_recv(p, &f);
+	case QP_MSG_DONE: memcpy(&f, body, sizeof(f)); return done_recv(p, f.id);
+	case QP_MSG_PACKED: memcpy(&pk, body, sizeof(pk)); return packed_recv(p, &pk);
 	}
 	return false;
 }

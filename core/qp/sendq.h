@@ -120,6 +120,14 @@ static inline bool qp_sq_needs_flush(const qp_peer_t *p)
 	return p->sq_head != p->sq_tail && p->sq_last_sig != p->sq_head;
 }
 
+/* A signalled WQE is outstanding: its completion is still to come. (Only
+ * unsignalled ones outstanding means the NIC may well have finished them;
+ * nothing reports it until a signalled WQE follows.) */
+static inline bool qp_sq_signalled_outstanding(const qp_peer_t *p)
+{
+	return (uint32_t)(p->sq_last_sig - 1 - p->sq_tail) < (uint32_t)(p->sq_head - p->sq_tail);
+}
+
 /* Retires the oldest outstanding entry: its slot and bounce buffer come
  * back; the caller hands its operation to the protocol (progress.c). */
 static inline qp_sqe_t *qp_sq_retire_oldest(qp_peer_t *p)

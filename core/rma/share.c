@@ -142,8 +142,12 @@ static span_kind_t span_classify(uintptr_t start, uintptr_t end, const share_seg
  * included: not the program's objects, so AddressSanitizer would call it
  * an overflow; these two are left uninstrumented, and their loops are
  * kept loops (not turned into calls of the intercepted memcpy). */
+#ifdef __clang__
+#define PAGE_ACCESS __attribute__((no_sanitize_address, no_builtin("memcpy")))
+#else
 #define PAGE_ACCESS                                                                                \
 	__attribute__((no_sanitize_address, optimize("no-tree-loop-distribute-patterns")))
+#endif
 
 static PAGE_ACCESS bool page_is_zero(const uint64_t *p, uintptr_t len)
 {

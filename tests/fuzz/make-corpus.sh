@@ -3,7 +3,7 @@
 # tests/fuzz/corpus/<target>/seed-*: a few small inputs each, from which
 # `tests/run-tests.sh fuzz` starts. Targets with text inputs get theirs
 # here; those with binary records (remote keys, segments, ring packets,
-# datatype layouts, QP addresses) write their own, made by the code that
+# datatype layouts, QP addresses, verbs channel messages) write their own, made by the code that
 # makes them for real (their IBX_FUZZ_SEEDS mode, tests/fuzz/fuzz_common.h),
 # so the corpus follows the formats when they change. Run it after such a
 # change, and commit the result.
@@ -51,7 +51,7 @@ seed fuzz_run_bind two-packages "$topo_words"
 seed fuzz_run_bind numa-only '\001\006\004\002\0000-5,7\0000-2,7\n\0003-5\n'
 seed fuzz_run_bind no-sysfs '\001\010\005\004\0000,2,4-5'
 
-for t in fuzz_rkey_unpack fuzz_shm_seg fuzz_shm_ring fuzz_dtype_deserialize fuzz_qp_addr; do
+for t in fuzz_rkey_unpack fuzz_shm_seg fuzz_shm_ring fuzz_dtype_deserialize fuzz_qp_addr fuzz_qp_rx; do
 	bin=$BUILD/fuzz/$t
 	[ -x "$bin" ] || { echo "no $bin: run make fuzz first" >&2; exit 1; }
 	mkdir -p "$C/$t"

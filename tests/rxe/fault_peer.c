@@ -29,6 +29,7 @@
 #include "mpitest.h"
 
 #include <signal.h>
+#include <stdbool.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -56,15 +57,27 @@ static void bystander_wait(void)
 	MPI_Recv(&v, 1, MPI_INT, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 }
 
+/* The victim and the bystander take their places (false: the scenario
+ * is over for this rank); ranks 0 and 1, which block on the victim, say
+ * they are about to (true). */
+static bool take_places(int rank)
+{
+	if (rank == VICTIM)
+		victim_wait();
+	if (rank == 3) {
+		bystander_wait();
+		return false;
+	}
+	ready(rank);
+	return true;
+}
+
 static void scenario_recv(int rank)
 {
 	int v;
 
-	if (rank == VICTIM)
-		victim_wait();
-	if (rank == 3)
-		bystander_wait();
-	ready(rank);
+	if (!take_places(rank))
+		return;
 	MPI_Recv(&v, 1, MPI_INT, VICTIM, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 }
 
@@ -73,11 +86,8 @@ static void scenario_rndv(int rank)
 	static char big[8 << 20];
 	int v;
 
-	if (rank == VICTIM)
-		victim_wait();
-	if (rank == 3)
-		bystander_wait();
-	ready(rank);
+	if (!take_places(rank))
+		return;
 	if (rank == 0)
 		MPI_Send(big, (int)sizeof(big), MPI_BYTE, VICTIM, 0, MPI_COMM_WORLD);
 	else
@@ -90,11 +100,8 @@ static void scenario_coll(int rank)
 	MPI_Comm three;
 
 	MPI_OK(MPI_Comm_split(MPI_COMM_WORLD, rank == 3 ? MPI_UNDEFINED : 0, rank, &three));
-	if (rank == VICTIM)
-		victim_wait();
-	if (rank == 3)
-		bystander_wait();
-	ready(rank);
+	if (!take_places(rank))
+		return;
 	MPI_Allreduce(in, out, 1 << 17, MPI_DOUBLE, MPI_SUM, three);
 }
 

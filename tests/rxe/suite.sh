@@ -397,14 +397,7 @@ part_twonode() {
 			fail "$name" "ib_send_lat across the link" "$log.server" "$log.client"
 		fi
 	fi
-	# thread_multiple hangs now and then here (2026-11-26): threads in
-	# node-aware collectives on different communicators at once, which only
-	# a job over several nodes runs; the node split's groups are scratch
-	# shared by every call (mpi-lite/coll_node.c). A known bug, reported as
-	# a skip until it is fixed.
-	IBX_TEST_SKIP=${IBX_TWONODE_SKIP-mpi/thread_multiple/} \
-		IBX_TEST_SKIP_WHY="known bug: concurrent node-aware collectives share the node split's scratch groups (mpi-lite/coll_node.c) and can hang" \
-		IBX_TEST_LAUNCH_ARGS="--emulate-nodes 2:$LINK_DEVS" IBX_TEST_LAUNCHERS=mpilite \
+	IBX_TEST_LAUNCH_ARGS="--emulate-nodes 2:$LINK_DEVS" IBX_TEST_LAUNCHERS=mpilite \
 		IBX_TEST_NPS=${IBX_TWONODE_NPS:-4} IBX_TEST_TIMEOUT_SCALE=${IBX_TEST_TIMEOUT_SCALE:-3} \
 		run_mpi_suite twonode "$LOGDIR/run-tests-twonode.log"
 }

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "qp/qp.h"
+#include "qp/sendq.h"
 
 #include <stdlib.h>
 #include <sys/wait.h>
@@ -615,14 +616,52 @@ static void test_rdma_cm(void **state)
 			     IBX_OK);
 }
 
+/* The send queue's signalling accounting, which the keepalive reads to
+ * tell a probe that goes out alone from one queued behind work whose
+ * completion is still to come (no device needed). */
+static void test_sq_signal_accounting(void **state)
+{
+	qp_peer_t p;
+
+	(void)state;
+	memset(&p, 0, sizeof(p));
+	assert_false(qp_sq_signalled_outstanding(&p));
+	assert_false(qp_sq_needs_flush(&p));
+	p.sq_head = 3; /* three unsignalled WQEs: maybe finished, unreported */
+	assert_false(qp_sq_signalled_outstanding(&p));
+	assert_true(qp_sq_needs_flush(&p));
+	p.sq_head = 4; /* a signalled one follows */
+	p.sq_last_sig = 4;
+	assert_true(qp_sq_signalled_outstanding(&p));
+	assert_false(qp_sq_needs_flush(&p));
+	p.sq_tail = 4; /* it completed, retiring all four */
+	assert_false(qp_sq_signalled_outstanding(&p));
+	p.sq_head = 6; /* two more unsignalled */
+	assert_false(qp_sq_signalled_outstanding(&p));
+	/* across the wrap of the 32-bit sequence numbers */
+	p.sq_tail = 0xfffffffeu;
+	p.sq_last_sig = 0; /* the signalled WQE was seq 0xffffffff */
+	p.sq_head = 1;
+	assert_true(qp_sq_signalled_outstanding(&p));
+	p.sq_tail = 0;
+	assert_false(qp_sq_signalled_outstanding(&p));
+	assert_true(qp_sq_needs_flush(&p));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_device_and_connect),	cmocka_unit_test(test_write_gather),
-	    cmocka_unit_test(test_read_scatter),	cmocka_unit_test(test_send_recv),
-	    cmocka_unit_test(test_write_imm),		cmocka_unit_test(test_atomics),
-	    cmocka_unit_test(test_list_post),		cmocka_unit_test(test_bad_rkey),
-	    cmocka_unit_test(test_deregistered_buffer), cmocka_unit_test(test_rdma_cm),
+	    cmocka_unit_test(test_device_and_connect),
+	    cmocka_unit_test(test_write_gather),
+	    cmocka_unit_test(test_read_scatter),
+	    cmocka_unit_test(test_send_recv),
+	    cmocka_unit_test(test_write_imm),
+	    cmocka_unit_test(test_atomics),
+	    cmocka_unit_test(test_list_post),
+	    cmocka_unit_test(test_bad_rkey),
+	    cmocka_unit_test(test_deregistered_buffer),
+	    cmocka_unit_test(test_rdma_cm),
+	    cmocka_unit_test(test_sq_signal_accounting),
 	};
 
 	return cmocka_run_group_tests_name("verbs_qp", tests, pair_setup, pair_teardown);
