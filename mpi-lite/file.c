@@ -188,6 +188,14 @@ int PMPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info
 	mpil_file_view_default(f);
 	if ((amode & MPI_MODE_APPEND) && fstat(fd, &sb) == 0)
 		f->pos = sb.st_size;
+	err = mpil_file_shared_create(f, f->pos);
+	if (err != MPI_SUCCESS) {
+		mpil_file_view_release(f);
+		mpil_info_release(f->info);
+		mpil_errh_release(f->errhandler);
+		f->magic = 0;
+		goto err_close;
+	}
 	*fh = f;
 	return MPI_SUCCESS;
 
@@ -217,7 +225,11 @@ int PMPI_File_close(MPI_File *fh)
 		return mpil_file_err(NULL, MPI_ERR_ARG, F, "fh is NULL");
 	MPIL_CHECK(mpil_file_check(*fh, F));
 	f = *fh;
+	if (f->split_op)
+		return mpil_file_err(f, MPI_ERR_IO, F, "%s is still in progress (no _end yet)",
+				     f->split_op);
 	mpil_file_atomic_free(f);
+	mpil_file_shared_free(f);
 	if (close(f->fd) != 0)
 		err = mpil_file_errno_class(errno);
 	if (f->amode & MPI_MODE_DELETE_ON_CLOSE) {

@@ -55,6 +55,14 @@ struct mpil_file {
 	MPIX_Mutex mutex;   /* created when locking is first needed (collective) */
 	int64_t stripe;	    /* bytes per lock stripe (0: not agreed on yet) */
 	int nlocks;	    /* mutexes in the set */
+	/* the shared file pointer (file_shared.c): an int64, in etypes of
+	 * the view, at rank 0 of a window held in a lock_all epoch */
+	MPI_Win sp_win;
+	/* the split collective in progress (file_split.c) */
+	const char *split_op; /* its MPI name, NULL when none */
+	const void *split_buf;
+	MPI_Status split_status;
+	int split_err;
 };
 
 static inline bool mpil_file_valid(MPI_File fh)
@@ -116,6 +124,43 @@ int mpil_file_map_xfer(MPI_File fh, bool write, int64_t s, void *buf, int count,
 		       int64_t nbytes, int64_t *done_p);
 /* The smallest file range [*lo_p, *hi_p) holding stream bytes [s, s + n), n > 0. */
 void mpil_file_map_range(MPI_File fh, int64_t s, int64_t n, MPI_Offset *lo_p, MPI_Offset *hi_p);
+
+/* ---- file_io.c ---------------------------------------------------------------------------- */
+/* Where an access starts: an explicit offset (the _at forms; refused in
+ * MPI_MODE_SEQUENTIAL), the individual file pointer (advanced by the
+ * bytes moved), or an offset taken from the shared file pointer (allowed
+ * in every mode; the pointer was advanced before). */
+typedef enum { MPIL_FILE_AT_OFFSET, MPIL_FILE_AT_INDIVIDUAL, MPIL_FILE_AT_SHARED } mpil_file_at_t;
+/* The checks of a data access (amode, count, datatype, buffer), before
+ * anything moves. */
+int mpil_file_check_access(MPI_File fh, bool write, int count, MPI_Datatype dt, const void *buf,
+			   const char *fname);
+/* A data access: lock if atomic mode needs it, preadv / pwritev, status.
+ * @offset (etypes) unless @at is MPIL_FILE_AT_INDIVIDUAL. */
+int mpil_file_access(MPI_File fh, bool write, mpil_file_at_t at, MPI_Offset offset, void *buf,
+		     int count, MPI_Datatype dt, MPI_Status *status, const char *fname);
+/* The same, ending in a completed request (the nonblocking forms). */
+int mpil_file_iaccess(MPI_File fh, bool write, mpil_file_at_t at, MPI_Offset offset, void *buf,
+		      int count, MPI_Datatype dt, MPI_Request *request, const char *fname);
+
+/* ---- file_shared.c ---------------------------------------------------------------------- */
+/* Collective (open): the shared pointer's window, the pointer at @pos. */
+int mpil_file_shared_create(MPI_File fh, MPI_Offset pos);
+/* Collective (close). */
+void mpil_file_shared_free(MPI_File fh);
+/* Collective (set_view): the pointer back to 0, seen by every rank after. */
+int mpil_file_shared_reset(MPI_File fh);
+/* Collective: the pointer's value on every rank (MPI_DISPLACEMENT_CURRENT). */
+int mpil_file_shared_read_all(MPI_File fh, MPI_Offset *pos);
+/* Collective: read_ordered / write_ordered (and their split forms). */
+int mpil_file_ordered(MPI_File fh, bool write, void *buf, int count, MPI_Datatype dt,
+		      MPI_Status *status, const char *fname);
+
+/* ---- file_view.c, seek ------------------------------------------------------------------- */
+/* Where MPI_File_seek(@offset, @whence) from @cur lands (etypes), or the
+ * error raised on @fh in @fname. */
+int mpil_file_seek_target(MPI_File fh, MPI_Offset cur, MPI_Offset offset, int whence,
+			  MPI_Offset *pos, const char *fname);
 
 /* ---- file_atomic.c ------------------------------------------------------------------------ */
 /* Collective: called by set_atomicity and set_view (@fh->atomic already

@@ -1,9 +1,11 @@
 /*
  * file_io.c — the data access calls (MPI-3.1 §13.4): read / write with
  * explicit offsets (_at) or the individual file pointer, blocking,
- * collective (_all) and nonblocking (i...).
+ * collective (_all) and nonblocking (i..., i..._all). The shared file
+ * pointer's forms are in file_shared.c, the split collectives in
+ * file_split.c; all of them end here.
  *
- * Every form ends in file_access():
+ * Every form ends in mpil_file_access():
  *
  *   check (amode, count, datatype, offset)
  *   atomic mode and views that may overlap:  lock the stripes of the
@@ -21,8 +23,8 @@
 
 #include <string.h>
 
-static int check_access(MPI_File fh, bool write, int count, MPI_Datatype dt, const void *buf,
-			const char *fname)
+int mpil_file_check_access(MPI_File fh, bool write, int count, MPI_Datatype dt, const void *buf,
+			   const char *fname)
 {
 	int access = fh->amode & (MPI_MODE_RDONLY | MPI_MODE_RDWR | MPI_MODE_WRONLY);
 
@@ -49,17 +51,16 @@ static int check_access(MPI_File fh, bool write, int count, MPI_Datatype dt, con
 	return MPI_SUCCESS;
 }
 
-/* @explicit: @offset (etypes) is the place, else the individual pointer. */
-static int file_access(MPI_File fh, bool write, bool explicit, MPI_Offset offset, void *buf,
-		       int count, MPI_Datatype dt, MPI_Status *status, const char *fname)
+int mpil_file_access(MPI_File fh, bool write, mpil_file_at_t at, MPI_Offset offset, void *buf,
+		     int count, MPI_Datatype dt, MPI_Status *status, const char *fname)
 {
 	int64_t nbytes, s, done = 0;
 	MPI_Offset lo = 0, hi = 0;
 	int err, eno;
 
 	MPIL_CHECK(mpil_file_check(fh, fname));
-	MPIL_CHECK(check_access(fh, write, count, dt, buf, fname));
-	if (explicit) {
+	MPIL_CHECK(mpil_file_check_access(fh, write, count, dt, buf, fname));
+	if (at == MPIL_FILE_AT_OFFSET) {
 		if (fh->amode & MPI_MODE_SEQUENTIAL)
 			return mpil_file_err(fh, MPI_ERR_UNSUPPORTED_OPERATION, fname,
 					     "explicit offsets on a file opened "
@@ -67,7 +68,7 @@ static int file_access(MPI_File fh, bool write, bool explicit, MPI_Offset offset
 		if (offset < 0)
 			return mpil_file_err(fh, MPI_ERR_ARG, fname, "negative offset %lld",
 					     (long long)offset);
-	} else {
+	} else if (at == MPIL_FILE_AT_INDIVIDUAL) {
 		offset = fh->pos;
 	}
 	nbytes = (int64_t)count * (int64_t)dt->size;
@@ -98,15 +99,14 @@ static int file_access(MPI_File fh, bool write, bool explicit, MPI_Offset offset
 					     write ? "write" : "read", (long long)nbytes,
 					     (long long)offset, strerror(eno));
 	}
-	if (!explicit)
+	if (at == MPIL_FILE_AT_INDIVIDUAL)
 		fh->pos += done / fh->esize;
 	mpil_status_set(status, MPI_ANY_SOURCE, MPI_ANY_TAG, done);
 	return MPI_SUCCESS;
 }
 
-/* The nonblocking forms: the access, then a completed request. */
-static int file_iaccess(MPI_File fh, bool write, bool explicit, MPI_Offset offset, void *buf,
-			int count, MPI_Datatype dt, MPI_Request *request, const char *fname)
+int mpil_file_iaccess(MPI_File fh, bool write, mpil_file_at_t at, MPI_Offset offset, void *buf,
+		      int count, MPI_Datatype dt, MPI_Request *request, const char *fname)
 {
 	mpil_request_t *r;
 	MPI_Status st;
@@ -114,7 +114,7 @@ static int file_iaccess(MPI_File fh, bool write, bool explicit, MPI_Offset offse
 	MPIL_CHECK(mpil_file_check(fh, fname));
 	if (!request)
 		return mpil_file_err(fh, MPI_ERR_ARG, fname, "request is NULL");
-	MPIL_CHECK(file_access(fh, write, explicit, offset, buf, count, dt, &st, fname));
+	MPIL_CHECK(mpil_file_access(fh, write, at, offset, buf, count, dt, &st, fname));
 	r = mpil_req_alloc();
 	if (!r)
 		return mpil_file_err(fh, MPI_ERR_NO_MEM, fname, "no memory for a request");
@@ -131,8 +131,8 @@ int PMPI_File_read_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_
 		      MPI_Status *status)
 {
 	MPIL_CS_GUARD();
-	return file_access(fh, false, true, offset, buf, count, datatype, status,
-			   "MPI_File_read_at");
+	return mpil_file_access(fh, false, MPIL_FILE_AT_OFFSET, offset, buf, count, datatype,
+				status, "MPI_File_read_at");
 }
 
 MPIL_PMPI_ALIAS(File_read_at_all)
@@ -140,8 +140,8 @@ int PMPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count,
 			  MPI_Datatype datatype, MPI_Status *status)
 {
 	MPIL_CS_GUARD();
-	return file_access(fh, false, true, offset, buf, count, datatype, status,
-			   "MPI_File_read_at_all");
+	return mpil_file_access(fh, false, MPIL_FILE_AT_OFFSET, offset, buf, count, datatype,
+				status, "MPI_File_read_at_all");
 }
 
 MPIL_PMPI_ALIAS(File_write_at)
@@ -149,8 +149,8 @@ int PMPI_File_write_at(MPI_File fh, MPI_Offset offset, const void *buf, int coun
 		       MPI_Datatype datatype, MPI_Status *status)
 {
 	MPIL_CS_GUARD();
-	return file_access(fh, true, true, offset, (void *)buf, count, datatype, status,
-			   "MPI_File_write_at");
+	return mpil_file_access(fh, true, MPIL_FILE_AT_OFFSET, offset, (void *)buf, count, datatype,
+				status, "MPI_File_write_at");
 }
 
 MPIL_PMPI_ALIAS(File_write_at_all)
@@ -158,8 +158,8 @@ int PMPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int 
 			   MPI_Datatype datatype, MPI_Status *status)
 {
 	MPIL_CS_GUARD();
-	return file_access(fh, true, true, offset, (void *)buf, count, datatype, status,
-			   "MPI_File_write_at_all");
+	return mpil_file_access(fh, true, MPIL_FILE_AT_OFFSET, offset, (void *)buf, count, datatype,
+				status, "MPI_File_write_at_all");
 }
 
 MPIL_PMPI_ALIAS(File_iread_at)
@@ -167,8 +167,8 @@ int PMPI_File_iread_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI
 		       MPI_Request *request)
 {
 	MPIL_CS_GUARD();
-	return file_iaccess(fh, false, true, offset, buf, count, datatype, request,
-			    "MPI_File_iread_at");
+	return mpil_file_iaccess(fh, false, MPIL_FILE_AT_OFFSET, offset, buf, count, datatype,
+				 request, "MPI_File_iread_at");
 }
 
 MPIL_PMPI_ALIAS(File_iwrite_at)
@@ -176,22 +176,24 @@ int PMPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void *buf, int cou
 			MPI_Datatype datatype, MPI_Request *request)
 {
 	MPIL_CS_GUARD();
-	return file_iaccess(fh, true, true, offset, (void *)buf, count, datatype, request,
-			    "MPI_File_iwrite_at");
+	return mpil_file_iaccess(fh, true, MPIL_FILE_AT_OFFSET, offset, (void *)buf, count,
+				 datatype, request, "MPI_File_iwrite_at");
 }
 
 MPIL_PMPI_ALIAS(File_read)
 int PMPI_File_read(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
 	MPIL_CS_GUARD();
-	return file_access(fh, false, false, 0, buf, count, datatype, status, "MPI_File_read");
+	return mpil_file_access(fh, false, MPIL_FILE_AT_INDIVIDUAL, 0, buf, count, datatype, status,
+				"MPI_File_read");
 }
 
 MPIL_PMPI_ALIAS(File_read_all)
 int PMPI_File_read_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
 	MPIL_CS_GUARD();
-	return file_access(fh, false, false, 0, buf, count, datatype, status, "MPI_File_read_all");
+	return mpil_file_access(fh, false, MPIL_FILE_AT_INDIVIDUAL, 0, buf, count, datatype, status,
+				"MPI_File_read_all");
 }
 
 MPIL_PMPI_ALIAS(File_write)
@@ -199,8 +201,8 @@ int PMPI_File_write(MPI_File fh, const void *buf, int count, MPI_Datatype dataty
 		    MPI_Status *status)
 {
 	MPIL_CS_GUARD();
-	return file_access(fh, true, false, 0, (void *)buf, count, datatype, status,
-			   "MPI_File_write");
+	return mpil_file_access(fh, true, MPIL_FILE_AT_INDIVIDUAL, 0, (void *)buf, count, datatype,
+				status, "MPI_File_write");
 }
 
 MPIL_PMPI_ALIAS(File_write_all)
@@ -208,15 +210,16 @@ int PMPI_File_write_all(MPI_File fh, const void *buf, int count, MPI_Datatype da
 			MPI_Status *status)
 {
 	MPIL_CS_GUARD();
-	return file_access(fh, true, false, 0, (void *)buf, count, datatype, status,
-			   "MPI_File_write_all");
+	return mpil_file_access(fh, true, MPIL_FILE_AT_INDIVIDUAL, 0, (void *)buf, count, datatype,
+				status, "MPI_File_write_all");
 }
 
 MPIL_PMPI_ALIAS(File_iread)
 int PMPI_File_iread(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
 	MPIL_CS_GUARD();
-	return file_iaccess(fh, false, false, 0, buf, count, datatype, request, "MPI_File_iread");
+	return mpil_file_iaccess(fh, false, MPIL_FILE_AT_INDIVIDUAL, 0, buf, count, datatype,
+				 request, "MPI_File_iread");
 }
 
 MPIL_PMPI_ALIAS(File_iwrite)
@@ -224,6 +227,44 @@ int PMPI_File_iwrite(MPI_File fh, const void *buf, int count, MPI_Datatype datat
 		     MPI_Request *request)
 {
 	MPIL_CS_GUARD();
-	return file_iaccess(fh, true, false, 0, (void *)buf, count, datatype, request,
-			    "MPI_File_iwrite");
+	return mpil_file_iaccess(fh, true, MPIL_FILE_AT_INDIVIDUAL, 0, (void *)buf, count, datatype,
+				 request, "MPI_File_iwrite");
+}
+
+/* The nonblocking collective forms (MPI-3.1): as the blocking ones, the
+ * independent access of every member, complete at return. */
+MPIL_PMPI_ALIAS(File_iread_at_all)
+int PMPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count,
+			   MPI_Datatype datatype, MPI_Request *request)
+{
+	MPIL_CS_GUARD();
+	return mpil_file_iaccess(fh, false, MPIL_FILE_AT_OFFSET, offset, buf, count, datatype,
+				 request, "MPI_File_iread_at_all");
+}
+
+MPIL_PMPI_ALIAS(File_iwrite_at_all)
+int PMPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count,
+			    MPI_Datatype datatype, MPI_Request *request)
+{
+	MPIL_CS_GUARD();
+	return mpil_file_iaccess(fh, true, MPIL_FILE_AT_OFFSET, offset, (void *)buf, count,
+				 datatype, request, "MPI_File_iwrite_at_all");
+}
+
+MPIL_PMPI_ALIAS(File_iread_all)
+int PMPI_File_iread_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype,
+			MPI_Request *request)
+{
+	MPIL_CS_GUARD();
+	return mpil_file_iaccess(fh, false, MPIL_FILE_AT_INDIVIDUAL, 0, buf, count, datatype,
+				 request, "MPI_File_iread_all");
+}
+
+MPIL_PMPI_ALIAS(File_iwrite_all)
+int PMPI_File_iwrite_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype,
+			 MPI_Request *request)
+{
+	MPIL_CS_GUARD();
+	return mpil_file_iaccess(fh, true, MPIL_FILE_AT_INDIVIDUAL, 0, (void *)buf, count, datatype,
+				 request, "MPI_File_iwrite_all");
 }

@@ -208,11 +208,18 @@ int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Dat
 	if (info && *(const uint32_t *)(const void *)info != MPIL_MAGIC_INFO)
 		return mpil_file_err(fh, MPI_ERR_INFO, F, "invalid info handle %p", (void *)info);
 	if (disp == MPI_DISPLACEMENT_CURRENT) {
+		MPI_Offset sp;
+		int err;
+
 		if (!(fh->amode & MPI_MODE_SEQUENTIAL))
 			return mpil_file_err(fh, MPI_ERR_ARG, F,
 					     "MPI_DISPLACEMENT_CURRENT without "
 					     "MPI_MODE_SEQUENTIAL");
-		disp = mpil_file_view_offset(fh, fh->pos * fh->esize);
+		/* in sequential mode, where the shared file pointer is */
+		err = mpil_file_shared_read_all(fh, &sp);
+		if (err != MPI_SUCCESS)
+			return mpil_file_err(fh, err, F, "reading the shared file pointer");
+		disp = mpil_file_view_offset(fh, sp * fh->esize);
 	} else if (disp < 0) {
 		return mpil_file_err(fh, MPI_ERR_ARG, F, "negative displacement %lld",
 				     (long long)disp);
@@ -221,6 +228,8 @@ int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Dat
 	mpil_dt_retain(filetype);
 	mpil_file_view_release(fh);
 	view_set(fh, disp, etype, filetype);
+	if (mpil_file_shared_reset(fh) != MPI_SUCCESS)
+		return mpil_file_err(fh, MPI_ERR_INTERN, F, "resetting the shared file pointer");
 	if (fh->atomic)
 		return mpil_file_atomic_setup(fh, F);
 	return MPI_SUCCESS;
@@ -278,21 +287,15 @@ int PMPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint *exte
 
 /* ---- the individual file pointer ------------------------------------------------------------ */
 
-MPIL_PMPI_ALIAS(File_seek)
-int PMPI_File_seek(MPI_File fh, MPI_Offset offset, int whence)
+int mpil_file_seek_target(MPI_File fh, MPI_Offset cur, MPI_Offset offset, int whence,
+			  MPI_Offset *pos, const char *fname)
 {
-	static const char F[] = "MPI_File_seek";
-	MPIL_CS_GUARD();
 	MPI_Offset base, size;
 	int err;
 
-	MPIL_CHECK(mpil_file_check(fh, F));
-	if (fh->amode & MPI_MODE_SEQUENTIAL)
-		return mpil_file_err(fh, MPI_ERR_UNSUPPORTED_OPERATION, F,
-				     "file opened MPI_MODE_SEQUENTIAL");
 	switch (whence) {
 	case MPI_SEEK_SET: base = 0; break;
-	case MPI_SEEK_CUR: base = fh->pos; break;
+	case MPI_SEEK_CUR: base = cur; break;
 	case MPI_SEEK_END:
 		err = PMPI_File_get_size(fh, &size);
 		if (err != MPI_SUCCESS)
@@ -300,15 +303,28 @@ int PMPI_File_seek(MPI_File fh, MPI_Offset offset, int whence)
 		/* the first etype of the view at or past the end of the file */
 		base = (mpil_file_view_bytes_below(fh, size) + fh->esize - 1) / fh->esize;
 		break;
-	default: return mpil_file_err(fh, MPI_ERR_ARG, F, "invalid whence %d", whence);
+	default: return mpil_file_err(fh, MPI_ERR_ARG, fname, "invalid whence %d", whence);
 	}
 	if ((offset < 0 && base < -offset) || (offset > 0 && base > INT64_MAX - offset) ||
 	    base + offset > INT64_MAX / fh->esize)
-		return mpil_file_err(fh, MPI_ERR_ARG, F,
+		return mpil_file_err(fh, MPI_ERR_ARG, fname,
 				     "offset %lld from %lld leaves the view (negative or too far)",
 				     (long long)offset, (long long)base);
-	fh->pos = base + offset;
+	*pos = base + offset;
 	return MPI_SUCCESS;
+}
+
+MPIL_PMPI_ALIAS(File_seek)
+int PMPI_File_seek(MPI_File fh, MPI_Offset offset, int whence)
+{
+	static const char F[] = "MPI_File_seek";
+	MPIL_CS_GUARD();
+
+	MPIL_CHECK(mpil_file_check(fh, F));
+	if (fh->amode & MPI_MODE_SEQUENTIAL)
+		return mpil_file_err(fh, MPI_ERR_UNSUPPORTED_OPERATION, F,
+				     "file opened MPI_MODE_SEQUENTIAL");
+	return mpil_file_seek_target(fh, fh->pos, offset, whence, &fh->pos, F);
 }
 
 MPIL_PMPI_ALIAS(File_get_position)

@@ -1366,6 +1366,44 @@ MPIL_API int MPI_File_iread(MPI_File fh, void *buf, int count, MPI_Datatype data
 			    MPI_Request *request);
 MPIL_API int MPI_File_iwrite(MPI_File fh, const void *buf, int count, MPI_Datatype datatype,
 			     MPI_Request *request);
+MPIL_API int MPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count,
+				   MPI_Datatype datatype, MPI_Request *request);
+MPIL_API int MPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count,
+				    MPI_Datatype datatype, MPI_Request *request);
+MPIL_API int MPI_File_iread_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype,
+				MPI_Request *request);
+MPIL_API int MPI_File_iwrite_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype,
+				 MPI_Request *request);
+MPIL_API int MPI_File_read_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype,
+				  MPI_Status *status);
+MPIL_API int MPI_File_write_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype,
+				   MPI_Status *status);
+MPIL_API int MPI_File_iread_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype,
+				   MPI_Request *request);
+MPIL_API int MPI_File_iwrite_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype,
+				    MPI_Request *request);
+MPIL_API int MPI_File_read_ordered(MPI_File fh, void *buf, int count, MPI_Datatype datatype,
+				   MPI_Status *status);
+MPIL_API int MPI_File_write_ordered(MPI_File fh, const void *buf, int count, MPI_Datatype datatype,
+				    MPI_Status *status);
+MPIL_API int MPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence);
+MPIL_API int MPI_File_get_position_shared(MPI_File fh, MPI_Offset *offset);
+MPIL_API int MPI_File_read_all_begin(MPI_File fh, void *buf, int count, MPI_Datatype datatype);
+MPIL_API int MPI_File_read_all_end(MPI_File fh, void *buf, MPI_Status *status);
+MPIL_API int MPI_File_write_all_begin(MPI_File fh, const void *buf, int count,
+				      MPI_Datatype datatype);
+MPIL_API int MPI_File_write_all_end(MPI_File fh, const void *buf, MPI_Status *status);
+MPIL_API int MPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void *buf, int count,
+					MPI_Datatype datatype);
+MPIL_API int MPI_File_read_at_all_end(MPI_File fh, void *buf, MPI_Status *status);
+MPIL_API int MPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void *buf, int count,
+					 MPI_Datatype datatype);
+MPIL_API int MPI_File_write_at_all_end(MPI_File fh, const void *buf, MPI_Status *status);
+MPIL_API int MPI_File_read_ordered_begin(MPI_File fh, void *buf, int count, MPI_Datatype datatype);
+MPIL_API int MPI_File_read_ordered_end(MPI_File fh, void *buf, MPI_Status *status);
+MPIL_API int MPI_File_write_ordered_begin(MPI_File fh, const void *buf, int count,
+					  MPI_Datatype datatype);
+MPIL_API int MPI_File_write_ordered_end(MPI_File fh, const void *buf, MPI_Status *status);
 MPIL_API int MPI_File_seek(MPI_File fh, MPI_Offset offset, int whence);
 MPIL_API int MPI_File_get_position(MPI_File fh, MPI_Offset *offset);
 MPIL_API int MPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset *disp);
@@ -1418,6 +1456,44 @@ MPIL_API int PMPI_File_iread(MPI_File fh, void *buf, int count, MPI_Datatype dat
 			     MPI_Request *request);
 MPIL_API int PMPI_File_iwrite(MPI_File fh, const void *buf, int count, MPI_Datatype datatype,
 			      MPI_Request *request);
+MPIL_API int PMPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count,
+				    MPI_Datatype datatype, MPI_Request *request);
+MPIL_API int PMPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count,
+				     MPI_Datatype datatype, MPI_Request *request);
+MPIL_API int PMPI_File_iread_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype,
+				 MPI_Request *request);
+MPIL_API int PMPI_File_iwrite_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype,
+				  MPI_Request *request);
+MPIL_API int PMPI_File_read_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype,
+				   MPI_Status *status);
+MPIL_API int PMPI_File_write_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype,
+				    MPI_Status *status);
+MPIL_API int PMPI_File_iread_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype,
+				    MPI_Request *request);
+MPIL_API int PMPI_File_iwrite_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype,
+				     MPI_Request *request);
+MPIL_API int PMPI_File_read_ordered(MPI_File fh, void *buf, int count, MPI_Datatype datatype,
+				    MPI_Status *status);
+MPIL_API int PMPI_File_write_ordered(MPI_File fh, const void *buf, int count, MPI_Datatype datatype,
+				     MPI_Status *status);
+MPIL_API int PMPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence);
+MPIL_API int PMPI_File_get_position_shared(MPI_File fh, MPI_Offset *offset);
+MPIL_API int PMPI_File_read_all_begin(MPI_File fh, void *buf, int count, MPI_Datatype datatype);
+MPIL_API int PMPI_File_read_all_end(MPI_File fh, void *buf, MPI_Status *status);
+MPIL_API int PMPI_File_write_all_begin(MPI_File fh, const void *buf, int count,
+				       MPI_Datatype datatype);
+MPIL_API int PMPI_File_write_all_end(MPI_File fh, const void *buf, MPI_Status *status);
+MPIL_API int PMPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void *buf, int count,
+					 MPI_Datatype datatype);
+MPIL_API int PMPI_File_read_at_all_end(MPI_File fh, void *buf, MPI_Status *status);
+MPIL_API int PMPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void *buf,
+					  int count, MPI_Datatype datatype);
+MPIL_API int PMPI_File_write_at_all_end(MPI_File fh, const void *buf, MPI_Status *status);
+MPIL_API int PMPI_File_read_ordered_begin(MPI_File fh, void *buf, int count, MPI_Datatype datatype);
+MPIL_API int PMPI_File_read_ordered_end(MPI_File fh, void *buf, MPI_Status *status);
+MPIL_API int PMPI_File_write_ordered_begin(MPI_File fh, const void *buf, int count,
+					   MPI_Datatype datatype);
+MPIL_API int PMPI_File_write_ordered_end(MPI_File fh, const void *buf, MPI_Status *status);
 MPIL_API int PMPI_File_seek(MPI_File fh, MPI_Offset offset, int whence);
 MPIL_API int PMPI_File_get_position(MPI_File fh, MPI_Offset *offset);
 MPIL_API int PMPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset *disp);
