@@ -102,10 +102,11 @@ static bool predefined_keyval(int keyval)
 	return keyval >= MPI_TAG_UB && keyval <= MPI_LASTUSEDCODE;
 }
 
-/* A callback's return value as an error class. */
+/* A callback's return value as an error code (one the program added
+ * included). */
 static int callback_err(int rc)
 {
-	return rc > MPI_SUCCESS && rc <= MPI_ERR_LASTCODE ? rc : MPI_ERR_OTHER;
+	return rc > MPI_SUCCESS && rc <= mpil_errcode_last() ? rc : MPI_ERR_OTHER;
 }
 
 static int find(const attr_list_t *l, int keyval)
@@ -441,7 +442,10 @@ int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int 
 		attr_universe_size = mpil_g.world_size;
 		val = &attr_universe_size;
 		break;
-	case MPI_LASTUSEDCODE: val = &attr_lastusedcode; break;
+	case MPI_LASTUSEDCODE:
+		attr_lastusedcode = mpil_errcode_last();
+		val = &attr_lastusedcode;
+		break;
 	case MPI_APPNUM: /* not started as part of an MPMD launch */ *flag = 0; return MPI_SUCCESS;
 	default:
 		if (!keyval_get(comm_keyval))

@@ -217,6 +217,44 @@ int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
 	return MPI_SUCCESS;
 }
 
+/* No process of mpi-lite is spawned (there is no MPI_Comm_spawn). */
+MPIL_PMPI_ALIAS(Comm_get_parent)
+int PMPI_Comm_get_parent(MPI_Comm *parent)
+{
+	static const char F[] = "MPI_Comm_get_parent";
+	MPIL_CS_GUARD();
+
+	MPIL_CHECK(mpil_check_init(F));
+	if (!parent)
+		return mpil_err(NULL, MPI_ERR_ARG, F, "parent is NULL");
+	*parent = MPI_COMM_NULL;
+	return MPI_SUCCESS;
+}
+
+/* The remote side of an intercommunicator: mpi-lite has none. */
+static int not_inter(MPI_Comm comm, const void *out, const char *F)
+{
+	MPIL_CHECK(mpil_check_init(F));
+	MPIL_CHECK(mpil_check_comm(comm, F));
+	if (!out)
+		return mpil_err(comm, MPI_ERR_ARG, F, "output argument is NULL");
+	return mpil_err(comm, MPI_ERR_COMM, F, "not an intercommunicator");
+}
+
+MPIL_PMPI_ALIAS(Comm_remote_size)
+int PMPI_Comm_remote_size(MPI_Comm comm, int *size)
+{
+	MPIL_CS_GUARD();
+	return not_inter(comm, size, "MPI_Comm_remote_size");
+}
+
+MPIL_PMPI_ALIAS(Comm_remote_group)
+int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
+{
+	MPIL_CS_GUARD();
+	return not_inter(comm, group, "MPI_Comm_remote_group");
+}
+
 MPIL_PMPI_ALIAS(Comm_set_name)
 int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
 {

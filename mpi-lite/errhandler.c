@@ -125,6 +125,8 @@ static const struct {
 
 const char *mpil_err_class_name(int errclass)
 {
+	if (errclass > MPI_ERR_LASTCODE && errclass <= mpil_errcode_last())
+		return mpil_errcode_string(errclass); /* added by the program */
 	if (errclass < 0 || errclass > MPI_ERR_LASTCODE)
 		return NULL;
 	return err_table[errclass].name;
@@ -337,10 +339,13 @@ int PMPI_Error_string(int errorcode, char *string, int *resultlen)
 	if (!string || !resultlen)
 		return mpil_err(NULL, MPI_ERR_ARG, F, "%s is NULL",
 				string ? "resultlen" : "string");
-	if (errorcode < 0 || errorcode > MPI_ERR_LASTCODE)
+	if (errorcode > MPI_ERR_LASTCODE && errorcode <= mpil_errcode_last())
+		n = snprintf(string, MPI_MAX_ERROR_STRING, "%s", mpil_errcode_string(errorcode));
+	else if (errorcode < 0 || errorcode > MPI_ERR_LASTCODE)
 		return mpil_err(NULL, MPI_ERR_ARG, F, "invalid error code %d", errorcode);
-	n = snprintf(string, MPI_MAX_ERROR_STRING, "%s: %s", err_table[errorcode].name,
-		     err_table[errorcode].text);
+	else
+		n = snprintf(string, MPI_MAX_ERROR_STRING, "%s: %s", err_table[errorcode].name,
+			     err_table[errorcode].text);
 	*resultlen = n < MPI_MAX_ERROR_STRING ? n : MPI_MAX_ERROR_STRING - 1;
 	return MPI_SUCCESS;
 }
@@ -353,8 +358,7 @@ int PMPI_Error_class(int errorcode, int *errorclass)
 
 	if (!errorclass)
 		return mpil_err(NULL, MPI_ERR_ARG, F, "errorclass is NULL");
-	if (errorcode < 0 || errorcode > MPI_ERR_LASTCODE)
+	if (!mpil_errcode_class(errorcode, errorclass))
 		return mpil_err(NULL, MPI_ERR_ARG, F, "invalid error code %d", errorcode);
-	*errorclass = errorcode;
 	return MPI_SUCCESS;
 }

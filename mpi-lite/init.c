@@ -142,6 +142,7 @@ int PMPI_Finalize(void)
 	mpil_group_fini();
 	mpil_info_fini();
 	mpil_attr_fini();
+	mpil_errcode_fini();
 	mpil_dt_fini();
 	if (st != IBX_OK)
 		return mpil_err(NULL, mpil_err_from_ibx(st), F,
@@ -266,5 +267,14 @@ int PMPI_Get_library_version(char *version, int *resultlen)
 				version ? "resultlen" : "version");
 	/* the build configuration too, as Open MPI's and MPICH's strings do */
 	*resultlen = (int)mpil_version_line(version, MPI_MAX_LIBRARY_VERSION_STRING);
+	return MPI_SUCCESS;
+}
+
+/* Profiling control (MPI-3.1 §14.2.4): no effect without a profiling
+ * library, which would intercept it. */
+MPIL_PMPI_ALIAS(Pcontrol)
+int PMPI_Pcontrol(const int level, ...)
+{
+	(void)level;
 	return MPI_SUCCESS;
 }

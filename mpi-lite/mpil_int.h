@@ -751,6 +751,14 @@ int mpil_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
  * several nodes) and dropped in MPI_Finalize. */
 int mpil_coll_init(void);
 void mpil_coll_fini(void);
+/* Error classes and codes added by the program (errcode.c): the highest
+ * number in use (MPI_LASTUSEDCODE); the class of @code (false: no such
+ * code); its string ("" if none was set); the table dropped (finalize). */
+int mpil_errcode_last(void);
+bool mpil_errcode_class(int code, int *errclass);
+const char *mpil_errcode_string(int code);
+void mpil_errcode_fini(void);
+
 /* Drops @c's cached split by nodes (with the communicator). */
 void mpil_coll_split_free(MPI_Comm c);
 

@@ -411,6 +411,13 @@ MPIL_API int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function *function,
 					MPI_Errhandler *errhandler);
 MPIL_API int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode);
 MPIL_API int MPI_Errhandler_free(MPI_Errhandler *errhandler);
+MPIL_API int MPI_Add_error_class(int *errorclass);
+MPIL_API int MPI_Add_error_code(int errorclass, int *errorcode);
+MPIL_API int MPI_Add_error_string(int errorcode, const char *string);
+MPIL_API int MPI_Pcontrol(const int level, ...);
+MPIL_API int MPI_Comm_get_parent(MPI_Comm *parent);
+MPIL_API int MPI_Comm_remote_size(MPI_Comm comm, int *size);
+MPIL_API int MPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group);
 MPIL_API int MPI_Error_string(int errorcode, char *string, int *resultlen);
 MPIL_API int MPI_Error_class(int errorcode, int *errorclass);
 
@@ -658,6 +665,13 @@ MPIL_API int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *function,
 					 MPI_Errhandler *errhandler);
 MPIL_API int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode);
 MPIL_API int PMPI_Errhandler_free(MPI_Errhandler *errhandler);
+MPIL_API int PMPI_Add_error_class(int *errorclass);
+MPIL_API int PMPI_Add_error_code(int errorclass, int *errorcode);
+MPIL_API int PMPI_Add_error_string(int errorcode, const char *string);
+MPIL_API int PMPI_Pcontrol(const int level, ...);
+MPIL_API int PMPI_Comm_get_parent(MPI_Comm *parent);
+MPIL_API int PMPI_Comm_remote_size(MPI_Comm comm, int *size);
+MPIL_API int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group);
 MPIL_API int PMPI_Error_string(int errorcode, char *string, int *resultlen);
 MPIL_API int PMPI_Error_class(int errorcode, int *errorclass);
 MPIL_API int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
