@@ -530,6 +530,111 @@ int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int a
 	return dt_wrap(e, oldtype->basic, &args, newtype, F);
 }
 
+/* The engine's darray arguments from MPI's (*a_p: gsizes, dargs, psizes,
+ * malloc'ed), checked: the error raised if one is wrong. */
+static int darray_args(int size, int rank, int ndims, const int gsizes[], const int distribs[],
+		       const int dargs[], const int psizes[], int order, int64_t **a_p,
+		       const char *F)
+{
+	int64_t *a, nprocs = 1;
+
+	if (size < 1 || rank < 0 || rank >= size || ndims < 1) {
+		return mpil_err(NULL, MPI_ERR_ARG, F, "size %d, rank %d, ndims %d", size, rank,
+				ndims);
+	}
+	if (!gsizes || !distribs || !dargs || !psizes) {
+		return mpil_err(NULL, MPI_ERR_ARG, F, "an array argument is NULL");
+	}
+	if (order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN) {
+		return mpil_err(NULL, MPI_ERR_ARG, F,
+				"order %d is neither MPI_ORDER_C nor MPI_ORDER_FORTRAN", order);
+	}
+	for (int d = 0; d < ndims; d++) {
+		int g = gsizes[d], ds = distribs[d], k = dargs[d], p = psizes[d];
+		const char *why = g < 1	  ? "gsize must be positive"
+				  : p < 1 ? "psize must be positive"
+				  : ds != MPI_DISTRIBUTE_BLOCK && ds != MPI_DISTRIBUTE_CYCLIC &&
+					  ds != MPI_DISTRIBUTE_NONE
+				      ? "unknown distribution"
+				  : ds == MPI_DISTRIBUTE_NONE && p != 1
+				      ? "MPI_DISTRIBUTE_NONE needs psize 1"
+				  : k != MPI_DISTRIBUTE_DFLT_DARG && k < 1
+				      ? "darg must be positive or the default"
+				  : ds == MPI_DISTRIBUTE_BLOCK && k != MPI_DISTRIBUTE_DFLT_DARG &&
+					  (int64_t)k * p < g
+				      ? "blocks of darg x psize do not cover gsize"
+				      : NULL;
+
+		if (why)
+			return mpil_err(
+			    NULL, MPI_ERR_ARG, F,
+			    "dimension %d (gsize %d, distrib %d, darg %d, psize %d): %s", d, g, ds,
+			    k, p, why);
+		nprocs *= p;
+		if (nprocs > size)
+			break;
+	}
+	if (nprocs != size)
+		return mpil_err(NULL, MPI_ERR_ARG, F, "the process grid does not have %d processes",
+				size);
+	a = malloc(3 * (size_t)ndims * sizeof(*a));
+	if (!a)
+		return mpil_err(NULL, MPI_ERR_NO_MEM, F, "no memory for %d dimensions", ndims);
+	for (int d = 0; d < ndims; d++) {
+		a[d] = gsizes[d];
+		a[ndims + d] =
+		    dargs[d] == MPI_DISTRIBUTE_DFLT_DARG ? IBX_DT_DARG_DEFAULT : dargs[d];
+		a[2 * ndims + d] = psizes[d];
+	}
+	*a_p = a;
+	return MPI_SUCCESS;
+}
+
+MPIL_PMPI_ALIAS(Type_create_darray)
+int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[],
+			    const int array_of_distribs[], const int array_of_dargs[],
+			    const int array_of_psizes[], int order, MPI_Datatype oldtype,
+			    MPI_Datatype *newtype)
+{
+	static const char F[] = "MPI_Type_create_darray";
+	MPIL_CS_GUARD();
+	mpil_dt_ints_t ints[] = {{1, &size},
+				 {1, &rank},
+				 {1, &ndims},
+				 {ndims, array_of_gsizes},
+				 {ndims, array_of_distribs},
+				 {ndims, array_of_dargs},
+				 {ndims, array_of_psizes},
+				 {1, &order}};
+	mpil_dt_args_t args = {MPI_COMBINER_DARRAY, 8, ints, 0, NULL, 1, &oldtype};
+	int *dist;
+	int64_t *a = NULL;
+	ibx_dt_t *e;
+	ibx_status_t st;
+
+	MPIL_CHECK(check_new(0, oldtype, newtype, F));
+	MPIL_CHECK(mpil_check_dtype_handle(NULL, oldtype, F));
+	MPIL_CHECK(darray_args(size, rank, ndims, array_of_gsizes, array_of_distribs,
+			       array_of_dargs, array_of_psizes, order, &a, F));
+	dist = malloc((size_t)ndims * sizeof(*dist));
+	if (!dist) {
+		free(a);
+		return mpil_err(NULL, MPI_ERR_NO_MEM, F, "no memory for %d dimensions", ndims);
+	}
+	for (int d = 0; d < ndims; d++)
+		dist[d] = array_of_distribs[d] == MPI_DISTRIBUTE_BLOCK	  ? IBX_DT_DIST_BLOCK
+			  : array_of_distribs[d] == MPI_DISTRIBUTE_CYCLIC ? IBX_DT_DIST_CYCLIC
+									  : IBX_DT_DIST_NONE;
+	st = ibx_dt_darray(size, rank, ndims, a, dist, a + ndims, a + 2 * ndims,
+			   order == MPI_ORDER_C ? IBX_DT_ORDER_C : IBX_DT_ORDER_FORTRAN,
+			   oldtype->engine, &e);
+	free(dist);
+	free(a);
+	if (st)
+		return engine_err(st, F);
+	return dt_wrap(e, oldtype->basic, &args, newtype, F);
+}
+
 /* ---- commit and free ---------------------------------------------------------------------- */
 
 MPIL_PMPI_ALIAS(Type_commit)

@@ -77,6 +77,19 @@ enum { IBX_DT_ORDER_C = 0, IBX_DT_ORDER_FORTRAN = 1 };
 ibx_status_t ibx_dt_subarray(int ndims, const int64_t *sizes, const int64_t *subsizes,
 			     const int64_t *starts, int order, ibx_dt_t *old, ibx_dt_t **dt_p);
 
+/* How a dimension of a distributed array is divided over its processes,
+ * and the block size that means "the default" (darray.c). */
+enum { IBX_DT_DIST_BLOCK = 0, IBX_DT_DIST_CYCLIC = 1, IBX_DT_DIST_NONE = 2 };
+#define IBX_DT_DARG_DEFAULT (-1)
+/* Process @rank's part of an array of @old distributed over a row-major
+ * grid of @size = prod(psizes) processes (MPI_Type_create_darray): lb 0,
+ * extent the whole array. IBX_ERR_INVALID_PARAM for arguments MPI calls
+ * erroneous (a block too small for its dimension, NONE over several
+ * processes, a grid of another size). */
+ibx_status_t ibx_dt_darray(int size, int rank, int ndims, const int64_t *gsizes,
+			   const int *distribs, const int64_t *dargs, const int64_t *psizes,
+			   int order, ibx_dt_t *old, ibx_dt_t **dt_p);
+
 /* Compiles the loop program (idempotent). Needed before any data movement,
  * stats or serialisation; constructors accept uncommitted types. */
 ibx_status_t ibx_dt_commit(ibx_dt_t *dt);

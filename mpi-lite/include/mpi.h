@@ -118,6 +118,11 @@ typedef struct MPI_Status {
 /* array order for MPI_Type_create_subarray */
 #define MPI_ORDER_C	  0
 #define MPI_ORDER_FORTRAN 1
+/* distributions for MPI_Type_create_darray (Open MPI's values) */
+#define MPI_DISTRIBUTE_BLOCK	 0
+#define MPI_DISTRIBUTE_CYCLIC	 1
+#define MPI_DISTRIBUTE_NONE	 2
+#define MPI_DISTRIBUTE_DFLT_DARG (-1)
 
 /* MPI_Type_get_envelope: how a datatype was made */
 #define MPI_COMBINER_NAMED	      1
@@ -539,6 +544,10 @@ MPIL_API int MPI_Type_create_struct(int count, const int array_of_blocklengths[]
 				    const MPI_Datatype array_of_types[], MPI_Datatype *newtype);
 MPIL_API int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
 				     MPI_Datatype *newtype);
+MPIL_API int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[],
+				    const int array_of_distribs[], const int array_of_dargs[],
+				    const int array_of_psizes[], int order, MPI_Datatype oldtype,
+				    MPI_Datatype *newtype);
 MPIL_API int MPI_Type_create_subarray(int ndims, const int array_of_sizes[],
 				      const int array_of_subsizes[], const int array_of_starts[],
 				      int order, MPI_Datatype oldtype, MPI_Datatype *newtype);
@@ -786,6 +795,10 @@ MPIL_API int PMPI_Type_create_struct(int count, const int array_of_blocklengths[
 				     const MPI_Datatype array_of_types[], MPI_Datatype *newtype);
 MPIL_API int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
 				      MPI_Datatype *newtype);
+MPIL_API int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[],
+				     const int array_of_distribs[], const int array_of_dargs[],
+				     const int array_of_psizes[], int order, MPI_Datatype oldtype,
+				     MPI_Datatype *newtype);
 MPIL_API int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[],
 				       const int array_of_subsizes[], const int array_of_starts[],
 				       int order, MPI_Datatype oldtype, MPI_Datatype *newtype);
