@@ -24,13 +24,7 @@ static char dir[512];
 
 static void make_dir(void)
 {
-	if (rank == 0) {
-		const char *t = getenv("TMPDIR");
-
-		snprintf(dir, sizeof(dir), "%s/ibx-io-XXXXXX", t && *t ? t : "/tmp");
-		CHECK(mkdtemp(dir) != NULL, "mkdtemp %s", dir);
-	}
-	MPI_OK(MPI_Bcast(dir, sizeof(dir), MPI_CHAR, 0, MPI_COMM_WORLD));
+	mt_make_tmpdir(dir, sizeof(dir), "ibx-io");
 }
 
 static void path(char *out, size_t len, const char *name)

@@ -47,13 +47,7 @@ static int64_t rec_check(int r, int s)
 
 static void make_dir(void)
 {
-	if (rank == 0) {
-		const char *t = getenv("TMPDIR");
-
-		snprintf(dir, sizeof(dir), "%s/ibx-ioshared-XXXXXX", t && *t ? t : "/tmp");
-		CHECK(mkdtemp(dir) != NULL, "mkdtemp %s", dir);
-	}
-	MPI_OK(MPI_Bcast(dir, sizeof(dir), MPI_CHAR, 0, MPI_COMM_WORLD));
+	mt_make_tmpdir(dir, sizeof(dir), "ibx-ioshared");
 }
 
 static void path(char *out, size_t len, const char *name)

@@ -93,4 +93,19 @@ static inline void mt_init(int *argc, char ***argv, int *rank, int *size)
 	mt_rank = *rank;
 }
 
+/* A new directory under $TMPDIR (or /tmp), made by rank 0 of the world
+ * and broadcast: @dir (@len bytes, the same on every rank) gets its path.
+ * The MPI-IO tests put their files there and remove it at the end. */
+static inline void mt_make_tmpdir(char *dir, int len, const char *prefix)
+{
+	if (mt_rank == 0) {
+		const char *t = getenv("TMPDIR");
+
+		snprintf(dir, (size_t)len, "%s/%s-XXXXXX", t && *t ? t : "/tmp", prefix);
+		if (!mkdtemp(dir))
+			mt_fail(__FILE__, __LINE__, "mkdtemp %s", dir);
+	}
+	MPI_OK(MPI_Bcast(dir, len, MPI_CHAR, 0, MPI_COMM_WORLD));
+}
+
 #endif /* MPITEST_H */
