@@ -40,7 +40,6 @@ static struct {
 
 /* A communicator's split by nodes (see the header comment). */
 typedef struct coll_split {
-	bool spans;    /* more than one node */
 	int nintra;    /* my node's members */
 	int ninter;    /* nodes */
 	int myidx;     /* my index in intra */
@@ -182,7 +181,6 @@ static coll_split_t *split_build(MPI_Comm comm)
 	}
 	free(seen);
 	sp->mynode = sp->node_idx[comm->rank];
-	sp->spans = sp->ninter > 1;
 	comm->coll_split = sp;
 	return sp;
 }
@@ -205,7 +203,7 @@ static bool spans_nodes(MPI_Comm comm)
 		return true;
 	sp = comm->coll_split;
 	if (sp)
-		return sp->spans;
+		return sp->ninter > 1;
 	/* without the cache (not yet built, or no memory for it): the same
 	 * answer, computed directly */
 	mine = node_of(comm, comm->rank);

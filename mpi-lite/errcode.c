@@ -11,7 +11,8 @@
  * A class is its own class. MPI_LASTUSEDCODE (an attribute of
  * MPI_COMM_WORLD) is the highest number in use. MPI_Error_class and
  * MPI_Error_string read the table through mpil_errcode_class /
- * mpil_errcode_string; MPI_Finalize drops it.
+ * mpil_errcode_string (which also tells whether a number was added);
+ * MPI_Finalize drops it.
  */
 #include "mpil_int.h"
 
@@ -56,7 +57,7 @@ const char *mpil_errcode_string(int code)
 {
 	const added_code_t *a = added_of(code);
 
-	return a && a->string ? a->string : "";
+	return !a ? NULL : a->string ? a->string : "";
 }
 
 void mpil_errcode_fini(void)

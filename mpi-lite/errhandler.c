@@ -125,10 +125,8 @@ static const struct {
 
 const char *mpil_err_class_name(int errclass)
 {
-	if (errclass > MPI_ERR_LASTCODE && errclass <= mpil_errcode_last())
-		return mpil_errcode_string(errclass); /* added by the program */
 	if (errclass < 0 || errclass > MPI_ERR_LASTCODE)
-		return NULL;
+		return mpil_errcode_string(errclass); /* added by the program, or NULL */
 	return err_table[errclass].name;
 }
 
@@ -334,13 +332,15 @@ int PMPI_Error_string(int errorcode, char *string, int *resultlen)
 {
 	static const char F[] = "MPI_Error_string";
 	MPIL_CS_GUARD();
+	const char *added;
 	int n;
 
 	if (!string || !resultlen)
 		return mpil_err(NULL, MPI_ERR_ARG, F, "%s is NULL",
 				string ? "resultlen" : "string");
-	if (errorcode > MPI_ERR_LASTCODE && errorcode <= mpil_errcode_last())
-		n = snprintf(string, MPI_MAX_ERROR_STRING, "%s", mpil_errcode_string(errorcode));
+	added = mpil_errcode_string(errorcode);
+	if (added)
+		n = snprintf(string, MPI_MAX_ERROR_STRING, "%s", added);
 	else if (errorcode < 0 || errorcode > MPI_ERR_LASTCODE)
 		return mpil_err(NULL, MPI_ERR_ARG, F, "invalid error code %d", errorcode);
 	else

@@ -28,6 +28,12 @@
 
 #include <stdlib.h>
 
+/* Etypes of the view in @count elements of @dt (checked to be whole). */
+static int64_t req_etypes(MPI_File fh, int count, MPI_Datatype dt)
+{
+	return (int64_t)count * (int64_t)dt->size / fh->esize;
+}
+
 static int sp_fetch_op(MPI_File fh, int64_t operand, MPI_Op op, int64_t *old)
 {
 	int err = PMPI_Fetch_and_op(&operand, old, MPI_INT64_T, 0, 0, op, fh->sp_win);
@@ -110,7 +116,7 @@ static int shared_access(MPI_File fh, bool write, void *buf, int count, MPI_Data
 	if (nb && !request)
 		return mpil_file_err(fh, MPI_ERR_ARG, fname, "request is NULL");
 	MPIL_CHECK(mpil_file_check_access(fh, write, count, dt, buf, fname));
-	err = sp_fetch_op(fh, (int64_t)count * (int64_t)dt->size / fh->esize, MPI_SUM, &old);
+	err = sp_fetch_op(fh, req_etypes(fh, count, dt), MPI_SUM, &old);
 	if (err != MPI_SUCCESS)
 		return mpil_file_err(fh, err, fname, "moving the shared file pointer");
 	if (nb)
@@ -173,7 +179,7 @@ int mpil_file_ordered(MPI_File fh, bool write, void *buf, int count, MPI_Datatyp
 	counts = malloc((size_t)p * sizeof(*counts));
 	if (!counts)
 		return mpil_file_err(fh, MPI_ERR_NO_MEM, fname, "no memory for %d counts", p);
-	mine = (int64_t)count * (int64_t)dt->size / fh->esize;
+	mine = req_etypes(fh, count, dt);
 	err = PMPI_Allgather(&mine, 1, MPI_INT64_T, counts, 1, MPI_INT64_T, fh->comm);
 	for (int r = 0; err == MPI_SUCCESS && r < p; r++) {
 		below += r < me ? counts[r] : 0;

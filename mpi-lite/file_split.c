@@ -11,26 +11,26 @@
  */
 #include "file_int.h"
 
-/* The checks of a _begin: nothing else in progress on @fh. */
-static int split_begin_check(MPI_File fh, const char *fname)
+/* A _begin: nothing else in progress on @fh, then the whole access
+ * (@ordered: the ordered one, through the shared pointer; else the one
+ * @at @offset), its outcome kept for _end. The access's own error
+ * (already raised on the file's handler) is also _end's. */
+static int split_begin(MPI_File fh, const char *op, bool write, bool ordered, mpil_file_at_t at,
+		       MPI_Offset offset, void *buf, int count, MPI_Datatype dt)
 {
-	MPIL_CHECK(mpil_file_check(fh, fname));
+	MPIL_CHECK(mpil_file_check(fh, op));
 	if (fh->split_op)
-		return mpil_file_err(fh, MPI_ERR_IO, fname,
+		return mpil_file_err(fh, MPI_ERR_IO, op,
 				     "%s is still in progress: one split collective at a time",
 				     fh->split_op);
 	mpil_status_empty(&fh->split_status);
-	return MPI_SUCCESS;
-}
-
-/* Keeps the outcome of a _begin's access; the access's own error (already
- * raised on the file's handler) is also _end's. */
-static int split_keep(MPI_File fh, int err, const void *buf, const char *fname)
-{
-	fh->split_op = fname;
+	fh->split_err =
+	    ordered
+		? mpil_file_ordered(fh, write, buf, count, dt, &fh->split_status, op)
+		: mpil_file_access(fh, write, at, offset, buf, count, dt, &fh->split_status, op);
+	fh->split_op = op;
 	fh->split_buf = buf;
-	fh->split_err = err;
-	return err;
+	return fh->split_err;
 }
 
 /* _end of @begin: its outcome, into *@status. */
@@ -62,11 +62,8 @@ MPIL_PMPI_ALIAS(File_read_all_begin)
 int PMPI_File_read_all_begin(MPI_File fh, void *buf, int count, MPI_Datatype datatype)
 {
 	MPIL_CS_GUARD();
-	MPIL_CHECK(split_begin_check(fh, READ_ALL));
-	return split_keep(fh,
-			  mpil_file_access(fh, false, MPIL_FILE_AT_INDIVIDUAL, 0, buf, count,
-					   datatype, &fh->split_status, READ_ALL),
-			  buf, READ_ALL);
+	return split_begin(fh, READ_ALL, false, false, MPIL_FILE_AT_INDIVIDUAL, 0, buf, count,
+			   datatype);
 }
 
 MPIL_PMPI_ALIAS(File_read_all_end)
@@ -80,11 +77,8 @@ MPIL_PMPI_ALIAS(File_write_all_begin)
 int PMPI_File_write_all_begin(MPI_File fh, const void *buf, int count, MPI_Datatype datatype)
 {
 	MPIL_CS_GUARD();
-	MPIL_CHECK(split_begin_check(fh, WRITE_ALL));
-	return split_keep(fh,
-			  mpil_file_access(fh, true, MPIL_FILE_AT_INDIVIDUAL, 0, (void *)buf, count,
-					   datatype, &fh->split_status, WRITE_ALL),
-			  buf, WRITE_ALL);
+	return split_begin(fh, WRITE_ALL, true, false, MPIL_FILE_AT_INDIVIDUAL, 0, (void *)buf,
+			   count, datatype);
 }
 
 MPIL_PMPI_ALIAS(File_write_all_end)
@@ -99,11 +93,8 @@ int PMPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void *buf, int c
 				MPI_Datatype datatype)
 {
 	MPIL_CS_GUARD();
-	MPIL_CHECK(split_begin_check(fh, READ_AT_ALL));
-	return split_keep(fh,
-			  mpil_file_access(fh, false, MPIL_FILE_AT_OFFSET, offset, buf, count,
-					   datatype, &fh->split_status, READ_AT_ALL),
-			  buf, READ_AT_ALL);
+	return split_begin(fh, READ_AT_ALL, false, false, MPIL_FILE_AT_OFFSET, offset, buf, count,
+			   datatype);
 }
 
 MPIL_PMPI_ALIAS(File_read_at_all_end)
@@ -118,11 +109,8 @@ int PMPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void *buf
 				 MPI_Datatype datatype)
 {
 	MPIL_CS_GUARD();
-	MPIL_CHECK(split_begin_check(fh, WRITE_AT_ALL));
-	return split_keep(fh,
-			  mpil_file_access(fh, true, MPIL_FILE_AT_OFFSET, offset, (void *)buf,
-					   count, datatype, &fh->split_status, WRITE_AT_ALL),
-			  buf, WRITE_AT_ALL);
+	return split_begin(fh, WRITE_AT_ALL, true, false, MPIL_FILE_AT_OFFSET, offset, (void *)buf,
+			   count, datatype);
 }
 
 MPIL_PMPI_ALIAS(File_write_at_all_end)
@@ -136,10 +124,8 @@ MPIL_PMPI_ALIAS(File_read_ordered_begin)
 int PMPI_File_read_ordered_begin(MPI_File fh, void *buf, int count, MPI_Datatype datatype)
 {
 	MPIL_CS_GUARD();
-	MPIL_CHECK(split_begin_check(fh, READ_ORDERED));
-	return split_keep(
-	    fh, mpil_file_ordered(fh, false, buf, count, datatype, &fh->split_status, READ_ORDERED),
-	    buf, READ_ORDERED);
+	return split_begin(fh, READ_ORDERED, false, true, MPIL_FILE_AT_SHARED, 0, buf, count,
+			   datatype);
 }
 
 MPIL_PMPI_ALIAS(File_read_ordered_end)
@@ -153,11 +139,8 @@ MPIL_PMPI_ALIAS(File_write_ordered_begin)
 int PMPI_File_write_ordered_begin(MPI_File fh, const void *buf, int count, MPI_Datatype datatype)
 {
 	MPIL_CS_GUARD();
-	MPIL_CHECK(split_begin_check(fh, WRITE_ORDERED));
-	return split_keep(fh,
-			  mpil_file_ordered(fh, true, (void *)buf, count, datatype,
-					    &fh->split_status, WRITE_ORDERED),
-			  buf, WRITE_ORDERED);
+	return split_begin(fh, WRITE_ORDERED, true, true, MPIL_FILE_AT_SHARED, 0, (void *)buf,
+			   count, datatype);
 }
 
 MPIL_PMPI_ALIAS(File_write_ordered_end)

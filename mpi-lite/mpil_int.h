@@ -753,7 +753,8 @@ int mpil_coll_init(void);
 void mpil_coll_fini(void);
 /* Error classes and codes added by the program (errcode.c): the highest
  * number in use (MPI_LASTUSEDCODE); the class of @code (false: no such
- * code); its string ("" if none was set); the table dropped (finalize). */
+ * code); the string of an added @code ("" if none was set; NULL: @code
+ * was not added); the table dropped (finalize). */
 int mpil_errcode_last(void);
 bool mpil_errcode_class(int code, int *errclass);
 const char *mpil_errcode_string(int code);
