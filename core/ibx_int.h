@@ -148,8 +148,9 @@ struct ibx_req_dt_ops {
 	void (*done)(ibx_request_t *req, ibx_status_t *status);
 	/* Receiver, multi-w: its type as (id, version, count) and, unless
 	 * @peer has it already (cached from an earlier message), its layout
-	 * serialised into @buf (*len_p bytes; 0: the peer has it). Negative
-	 * when the layout does not fit @cap. */
+	 * serialised into @buf (*len_p bytes; 0: the peer has it). -2 when
+	 * the layout does not fit @cap (*len_p: the bytes it needs), -1 on
+	 * other errors. */
 	int (*layout)(ibx_request_t *req, int peer, void *buf, size_t cap, size_t *len_p,
 		      uint64_t *id_p, uint32_t *ver_p, int64_t *count_p);
 	/* Sender, multi-w: walks the first @len bytes of the send against the

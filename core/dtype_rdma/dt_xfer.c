@@ -465,8 +465,13 @@ static int op_layout(ibx_request_t *req, int peer, void *buf, size_t cap, size_t
 			return 0;
 		}
 	}
-	if (ibx_dt_wire_size(r->dt, &need) != IBX_OK || need > cap ||
-	    ibx_dt_serialize(r->dt, buf, cap, &need) != IBX_OK)
+	if (ibx_dt_wire_size(r->dt, &need) != IBX_OK)
+		return -1;
+	if (need > cap) {
+		*len_p = need;
+		return -2;
+	}
+	if (ibx_dt_serialize(r->dt, buf, cap, &need) != IBX_OK)
 		return -1;
 	if (pp->nsent < DTX_LAYOUTS)
 		pp->sent[pp->nsent++] = (dtx_layout_id_t){*id_p, *ver_p};

@@ -16,15 +16,12 @@
  *   rendezvous on shared memory     BC-SPUP twin: the sender packs each pipe
  *                                   chunk in place, the receiver unpacks it
  *                                   (two copies, like a contiguous message,
- *                                   overlapped by the pipe)
- *   rendezvous on verbs             per message, one of
- *     generic   sender packs into a registered buffer, RTS; the receiver
- *               READs it into a buffer of its own and unpacks (reference)
- *     p-rrs     sender packs (or, contiguous, offers its buffer as it is);
- *               the receiver READs with scatter lists straight into its
- *               blocks (§5.2) — nothing to unpack
- *     (multi-w, rwg-up and bc-spup over verbs: not yet — they fall back
- *      to the selector's choice)
+ *                                   overlapped by the pipe); p-rrs and
+ *                                   multi-w twins by CMA with block lists
+ *                                   (core/shm_lf/shm_rndv.c)
+ *   rendezvous on verbs             per message, one of generic, bc-spup,
+ *                                   rwg-up, p-rrs, multi-w
+ *                                   (core/qp/rndv_dt.c has the protocols)
  *
  * The scheme: IBX_DT_SCHEME forces one (auto by default); `auto` decides
  * per message from the block statistics of both sides (ibx_dt_stats) and

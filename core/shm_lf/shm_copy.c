@@ -25,8 +25,10 @@
  * and the next message starts in the next chunk.
  *
  * The single copy. process_vm_readv/writev (CMA) let the kernel copy
- * between two address spaces once. ptrace rules may refuse it (EPERM);
- * the caller then falls back on the pipe.
+ * between two address spaces once: one remote range (ibx_shm_cma_xfer), or
+ * block lists on both sides in batches (ibx_shm_cma_batch_*, multi-w).
+ * ptrace rules may refuse it (EPERM); the caller then falls back on the
+ * pipe.
  */
 #define _GNU_SOURCE /* process_vm_readv, sched_getcpu */
 #include "shm_int.h"
@@ -102,6 +104,27 @@ size_t ibx_shm_pipe_pull(ibx_shm_pipe_t *p, ibx_request_t *req, size_t at, size_
 
 #define CMA_IOV_BATCH 256
 
+/* Drops @n bytes from the front of an iovec list. */
+static void iov_advance(struct iovec **iov_p, int *n_p, size_t n)
+{
+	while (n && *n_p) {
+		struct iovec *v = *iov_p;
+
+		if (n < v->iov_len) {
+			v->iov_base = (char *)v->iov_base + n;
+			v->iov_len -= n;
+			return;
+		}
+		n -= v->iov_len;
+		(*iov_p)++;
+		(*n_p)--;
+	}
+	while (*n_p && (*iov_p)->iov_len == 0) {
+		(*iov_p)++;
+		(*n_p)--;
+	}
+}
+
 ibx_status_t ibx_shm_cma_xfer(pid_t pid, const struct iovec *iov, int n, uint64_t raddr, bool write)
 {
 	struct iovec local[CMA_IOV_BATCH];
@@ -166,4 +189,78 @@ ibx_status_t ibx_shm_cma_xfer(pid_t pid, const struct iovec *iov, int n, uint64_
 		}
 	}
 	return IBX_OK;
+}
+
+/* One process_vm_writev of the batch, resumed after a partial transfer
+ * (the kernel stops at the first fault; EFAULT then tells which side). */
+static ibx_status_t batch_send(ibx_shm_cma_batch_t *b)
+{
+	struct iovec *l = b->local, *r = b->remote;
+	int nl = b->nl, nr = b->nr;
+
+	while (nl && nr) {
+		ssize_t got =
+		    process_vm_writev(b->pid, l, (unsigned long)nl, r, (unsigned long)nr, 0);
+
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			switch (errno) {
+			case EPERM:
+			case ENOSYS: return IBX_ERR_UNSUPPORTED;
+			case ESRCH: return IBX_ERR_UNREACHABLE;
+			case EFAULT: return IBX_ERR_REMOTE_ACCESS;
+			case ENOMEM: return IBX_ERR_NO_MEMORY;
+			default: return IBX_ERR_IO;
+			}
+		}
+		if (got == 0) {
+			errno = EFAULT;
+			return IBX_ERR_REMOTE_ACCESS;
+		}
+		iov_advance(&l, &nl, (size_t)got);
+		iov_advance(&r, &nr, (size_t)got);
+	}
+	return nl || nr ? IBX_ERR_CORRUPT : IBX_OK; /* the two sides' bytes differ */
+}
+
+ibx_status_t ibx_shm_cma_batch_flush(ibx_shm_cma_batch_t *b)
+{
+	if (b->status == IBX_OK && (b->nl || b->nr))
+		b->status = batch_send(b);
+	b->nl = b->nr = 0;
+	return b->status;
+}
+
+void ibx_shm_cma_batch_add(ibx_shm_cma_batch_t *b, const struct iovec *src, int n, uint64_t raddr,
+			   size_t bytes)
+{
+	if (b->status != IBX_OK)
+		return;
+	if (b->nr == IBX_SHM_CMA_BATCH || b->nl + n > IBX_SHM_CMA_BATCH)
+		ibx_shm_cma_batch_flush(b);
+	if (n > IBX_SHM_CMA_BATCH) { /* more sender blocks than a call takes */
+		struct iovec one = {.iov_base = (void *)(uintptr_t)raddr, .iov_len = bytes};
+
+		for (int i = 0; i < n && b->status == IBX_OK; i += IBX_SHM_CMA_BATCH) {
+			int k = n - i < IBX_SHM_CMA_BATCH ? n - i : IBX_SHM_CMA_BATCH;
+			size_t part = 0;
+
+			for (int j = 0; j < k; j++)
+				part += src[i + j].iov_len;
+			memcpy(b->local, src + i, (size_t)k * sizeof(*src));
+			b->nl = k;
+			one.iov_len = part;
+			b->remote[0] = one;
+			b->nr = 1;
+			ibx_shm_cma_batch_flush(b);
+			one.iov_base = (char *)one.iov_base + part;
+		}
+		return;
+	}
+	memcpy(b->local + b->nl, src, (size_t)n * sizeof(*src));
+	b->nl += n;
+	b->remote[b->nr].iov_base = (void *)(uintptr_t)raddr;
+	b->remote[b->nr].iov_len = bytes;
+	b->nr++;
 }

@@ -69,6 +69,8 @@ enum ibx_shm_pkt_type {
 	IBX_SHM_PKT_CTSW = 5,  /* receiver matched: write your part, aux=id, ibx_shm_ctsw_t */
 	IBX_SHM_PKT_FINW = 6,  /* sender wrote its part: aux=id, i64 status */
 	IBX_SHM_PKT_CELL = 7,  /* eager: tag, len; the payload is in the pair's next cell */
+	IBX_SHM_PKT_CTSM = 8,  /* receiver matched a pushed typed send: write every block
+				* into mine, aux=id, ibx_shm_ctsm_t; answered by FINW */
 };
 
 typedef union ibx_shm_slot {
@@ -106,9 +108,12 @@ typedef struct ibx_shm_rts {
 	uint64_t len;	/* message length */
 	uint64_t addr;	/* sender's buffer, in the sender's address space (CMA) */
 	uint32_t id;	/* the sender's rendezvous id: comes back in CTS/FIN */
-	uint32_t flags; /* IBX_SHM_RTS_CMA: the sender offers a single-copy read */
+	uint32_t flags; /* IBX_SHM_RTS_* */
+	uint32_t avg;	/* PUSH: the send type's average block (bytes, capped) */
+	uint32_t pad;
 } ibx_shm_rts_t;
-#define IBX_SHM_RTS_CMA 0x1u
+#define IBX_SHM_RTS_CMA	 0x1u /* one buffer at addr: the receiver may read it (CMA) */
+#define IBX_SHM_RTS_PUSH 0x2u /* typed, scattered: the sender can write its blocks (CTSM) */
 _Static_assert(sizeof(ibx_shm_rts_t) <= IBX_SHM_HEAD_PAYLOAD, "an RTS fits one slot");
 _Static_assert(sizeof(ibx_shm_rts_t) <= IBX_RTS_MAX, "the tag layer keeps the RTS");
 
@@ -120,6 +125,26 @@ typedef struct ibx_shm_ctsw {
 	uint64_t bytes;
 } ibx_shm_ctsw_t;
 _Static_assert(sizeof(ibx_shm_ctsw_t) <= IBX_SHM_HEAD_PAYLOAD, "a CTSW fits one slot");
+
+/* Multi-w on shared memory: the receive type is (type_id, version) with
+ * `count` elements at `rbase` in the receiver; its serialised layout is
+ * `blob_len` bytes at `blob_addr` there (0 and 0: the sender has it from an
+ * earlier message). The sender moves the first `bytes` of its message. */
+typedef struct ibx_shm_ctsm {
+	uint64_t rbase;
+	uint64_t type_id;
+	int64_t count;
+	uint64_t blob_addr;
+	uint64_t bytes;
+	uint32_t blob_len;
+	uint32_t version;
+} ibx_shm_ctsm_t;
+#define IBX_SHM_LAYOUT_MAX                                                                         \
+	(1u << 30)	      /* a larger blob_len is corrupt (the datatype                        \
+			       * engine applies IBX_DT_WIRE_MAX after) */
+#define IBX_SHM_CTSM_SLOTS 2u /* 48 bytes: a head slot and one continuation */
+_Static_assert(sizeof(ibx_shm_ctsm_t) <= IBX_SHM_HEAD_PAYLOAD + IBX_SHM_CONT_PAYLOAD,
+	       "a CTSM fits two slots");
 
 /* Slots a packet of @len payload bytes takes. */
 static inline uint32_t ibx_shm_pkt_slots(size_t len)
@@ -614,5 +639,20 @@ int ibx_shm_sweep(const char *dir);
  * with process_vm_writev/readv, resuming partial transfers. */
 ibx_status_t ibx_shm_cma_xfer(pid_t pid, const struct iovec *iov, int n, uint64_t raddr,
 			      bool write);
+/* Blocks to blocks: process_vm_writev of local iovecs into remote ones,
+ * gathered by ibx_shm_cma_batch_add and sent in calls of up to
+ * IBX_SHM_CMA_BATCH entries a side (ibx_shm_cma_batch_flush sends the rest).
+ * Once a call fails the batch keeps its status and moves nothing more. */
+#define IBX_SHM_CMA_BATCH 256
+typedef struct ibx_shm_cma_batch {
+	pid_t pid;
+	ibx_status_t status;
+	int nl, nr;
+	struct iovec local[IBX_SHM_CMA_BATCH];
+	struct iovec remote[IBX_SHM_CMA_BATCH];
+} ibx_shm_cma_batch_t;
+void ibx_shm_cma_batch_add(ibx_shm_cma_batch_t *b, const struct iovec *src, int n, uint64_t raddr,
+			   size_t bytes);
+ibx_status_t ibx_shm_cma_batch_flush(ibx_shm_cma_batch_t *b);
 
 #endif /* IBX_SHM_INT_H */

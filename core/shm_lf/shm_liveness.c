@@ -22,6 +22,8 @@ static void fail_queue(ibx_req_queue_t *q, ibx_status_t why)
 
 void ibx_shm_peer_fail(shm_state_t *st, shm_peer_t *p, ibx_status_t why)
 {
+	ibx_request_t *r;
+
 	if (p->failed)
 		return;
 	p->failed = true;
@@ -34,7 +36,10 @@ void ibx_shm_peer_fail(shm_state_t *st, shm_peer_t *p, ibx_status_t why)
 	fail_queue(&p->rndv_tx, why);
 	fail_queue(&p->pipe_tx, why);
 	fail_queue(&p->pipe_rx, why);
-	fail_queue(&p->cma_rx, why);
+	while ((r = ibx_rq_first(&p->cma_rx))) {
+		ibx_shm_cma_rx_drop(p, r);
+		ibx_req_complete(r, why);
+	}
 	ibx_shm_update_work(p);
 	ibx_tag_peer_failed(st->ctx, p->rank, why);
 }

@@ -18,7 +18,7 @@ typedef struct shm_ctrl {
 	uint8_t type;
 	uint8_t len;
 	uint32_t id;
-	uint64_t val[3];
+	uint64_t val[6];
 } shm_ctrl_t;
 
 struct shm_state;
@@ -85,6 +85,7 @@ typedef struct shm_state {
 #define RQ_BYTES(r)  ((r)->priv[1]) /* bytes to move through the pipe */
 #define RQ_RNDV(r)   ((r)->priv[2]) /* send: rendezvous (not eager) */
 #define RQ_STATUS(r) ((r)->priv[3]) /* receive (split copy): how our part went */
+#define RQ_BLOB(r)   ((r)->priv[4]) /* receive (cma_rx): malloc'ed layout the sender reads */
 
 /* What an operation on a lost peer returns. */
 static inline ibx_status_t ibx_shm_lost_status(const shm_peer_t *p)
@@ -139,6 +140,9 @@ int ibx_shm_poll_peer(shm_state_t *st, shm_peer_t *p);
 ibx_status_t ibx_shm_rndv_recv(ibx_peer_t *peer, const void *rts_bytes, ibx_request_t *req);
 /* Puts the RTS of @req into the ring; false when it is full. */
 bool ibx_shm_rndv_send(shm_peer_t *p, ibx_request_t *req);
+/* Takes a receive out of cma_rx (a split copy's or a multi-w's), freeing
+ * the layout it lent the sender. */
+void ibx_shm_cma_rx_drop(shm_peer_t *p, ibx_request_t *req);
 /* A validated packet from the ring that is not eager: RTS, CTS, CTSW, FIN,
  * FINW. IBX_ERR_CORRUPT if the peer wrote something that cannot be. */
 ibx_status_t ibx_shm_rndv_packet(shm_state_t *st, shm_peer_t *p, ibx_shm_slot_t *h);

@@ -1,9 +1,12 @@
 /*
  * shm_rndv.c — the rendezvous of the node-local path: the RTS a large or
  * SYNC send puts into the ring, the receiver's answer once a receive
- * matches (CTS, CTSW, FIN), streaming matched messages through the pipe,
- * and the single copy by CMA, split between the two processes from
- * IBX_SHM_CMA_SPLIT_MIN on. The copies themselves are in shm_copy.c.
+ * matches (CTS, CTSW, CTSM, FIN), streaming matched messages through the
+ * pipe, and the single copy by CMA, split between the two processes from
+ * IBX_SHM_CMA_SPLIT_MIN on; for typed messages also p-rrs (the receiver
+ * reads into its blocks) and multi-w (the sender writes its blocks into the
+ * receiver's: diagram at rndv_recv_multiw). The copies themselves are in
+ * shm_copy.c.
  *
  * Rendezvous through the pipe (larger, or SYNC), i → j:
  *
@@ -54,6 +57,7 @@
  */
 #include "shm_path.h"
 
+#include <stdlib.h>
 #include <sys/uio.h>
 
 static ibx_request_t *rq_find_id(ibx_req_queue_t *q, uint32_t id)
@@ -73,9 +77,18 @@ bool ibx_shm_rndv_send(shm_peer_t *p, ibx_request_t *req)
 	rts.len = req->buflen;
 	rts.addr = (uint64_t)(uintptr_t)req->buf;
 	rts.id = (uint32_t)RQ_ID(req);
+	rts.flags = 0;
+	rts.avg = 0;
+	rts.pad = 0;
 	/* an offer: the receiver knows how much it takes, and chooses; a
-	 * scattered typed send has no one buffer to read from */
-	rts.flags = p->cma_ok && !ibx_req_scattered(req) ? IBX_SHM_RTS_CMA : 0;
+	 * scattered typed send has no one buffer to read from, but can
+	 * write its blocks into the receiver's (multi-w) */
+	if (p->cma_ok && !ibx_req_scattered(req))
+		rts.flags = IBX_SHM_RTS_CMA;
+	else if (p->cma_ok) {
+		rts.flags = IBX_SHM_RTS_PUSH;
+		rts.avg = req->dt->avg_block;
+	}
 	if (!ibx_shm_tx_send(&p->tx, IBX_SHM_PKT_RTS, 0, req->tag, &rts, sizeof(rts)))
 		return false;
 	ibx_rq_push(&p->rndv_tx, req);
@@ -103,6 +116,91 @@ static ibx_status_t tx_ctsw(shm_peer_t *p, uint32_t id, const ibx_shm_ctsw_t *w)
 			  (unsigned long long)w->bytes, p->rank, (int)p->pid, strerror(errno));
 	/* the request stays in rndv_tx until the receiver's FIN */
 	ibx_shm_send_ctrl64(p, IBX_SHM_PKT_FINW, id, (uint64_t)(int64_t)s);
+	return IBX_OK;
+}
+
+/* Multi-w, each receiver block filled by the send's blocks (pairs). */
+static int ctsm_put(void *arg, const struct iovec *src, int n, uint64_t raddr, size_t bytes)
+{
+	ibx_shm_cma_batch_t *b = arg;
+
+	ibx_shm_cma_batch_add(b, src, n, raddr, bytes);
+	return b->status == IBX_OK ? 0 : -1;
+}
+
+/* The receiver's layout, read from its memory; NULL (*s_p set) when it
+ * cannot be. */
+static void *ctsm_blob(shm_peer_t *p, const ibx_shm_ctsm_t *m, ibx_status_t *s_p)
+{
+	struct iovec iov;
+	void *blob;
+
+	if (m->blob_len > IBX_SHM_LAYOUT_MAX) {
+		*s_p = IBX_ERR_CORRUPT;
+		return NULL;
+	}
+	blob = malloc(m->blob_len);
+	if (!blob) {
+		*s_p = IBX_ERR_NO_MEMORY;
+		return NULL;
+	}
+	iov.iov_base = blob;
+	iov.iov_len = m->blob_len;
+	*s_p = ibx_shm_cma_xfer(p->pid, &iov, 1, m->blob_addr, false);
+	if (*s_p == IBX_OK)
+		return blob;
+	free(blob);
+	return NULL;
+}
+
+/* CTSM: write our blocks into the receiver's (process_vm_writev, block
+ * lists on both sides), then FINW; the send is complete. */
+static ibx_status_t tx_ctsm(shm_peer_t *p, uint32_t id, const ibx_shm_ctsm_t *m)
+{
+	ibx_request_t *req = rq_find_id(&p->rndv_tx, id);
+	ibx_shm_cma_batch_t *b;
+	ibx_status_t s = IBX_OK;
+	void *blob = NULL;
+
+	if (!req || !ibx_req_scattered(req) || m->bytes > req->buflen ||
+	    (m->blob_len != 0) != (m->blob_addr != 0))
+		return IBX_ERR_CORRUPT;
+	ibx_rq_remove(&p->rndv_tx, req);
+	if (m->blob_len)
+		blob = ctsm_blob(p, m, &s);
+	b = s == IBX_OK ? malloc(sizeof(*b)) : NULL;
+	if (s == IBX_OK && !b)
+		s = IBX_ERR_NO_MEMORY;
+	if (s == IBX_OK) {
+		b->pid = p->pid;
+		b->status = IBX_OK;
+		b->nl = b->nr = 0;
+		if (req->dt->ops->pairs(req, p->rank, m->type_id, m->version, blob, m->blob_len,
+					m->rbase, m->count, m->bytes, ctsm_put, b) < 0 &&
+		    b->status == IBX_OK) {
+			ibx_error("shm: rank %d named a receive layout that is corrupt, was never "
+				  "sent, or is short of the message (type %#llx version %u, %llu "
+				  "bytes)",
+				  p->rank, (unsigned long long)m->type_id, m->version,
+				  (unsigned long long)m->bytes);
+			s = IBX_ERR_CORRUPT;
+		}
+		if (s == IBX_OK)
+			s = ibx_shm_cma_batch_flush(b);
+		free(b);
+	}
+	free(blob);
+	if (s == IBX_ERR_UNREACHABLE) {
+		ibx_req_complete(req, s);
+		ibx_shm_peer_fail(p->st, p, s);
+		return IBX_OK;
+	}
+	if (s != IBX_OK && s != IBX_ERR_CORRUPT)
+		ibx_error("shm: multi-w to rank %d (pid %d) failed: %s", p->rank, (int)p->pid,
+			  ibx_status_str(s));
+	/* process_vm_writev has returned: the bytes are in the receiver */
+	ibx_shm_send_ctrl64(p, IBX_SHM_PKT_FINW, id, (uint64_t)(int64_t)s);
+	ibx_req_complete(req, s);
 	return IBX_OK;
 }
 
@@ -241,6 +339,7 @@ static ibx_status_t rndv_recv_cma(shm_peer_t *p, const ibx_shm_rts_t *rts, ibx_r
 	/* the sender is writing the rest into req->buf: wait for its FINW */
 	RQ_ID(req) = rts->id;
 	RQ_STATUS(req) = (uint64_t)(int64_t)s;
+	RQ_BLOB(req) = 0;
 	ibx_rq_push(&p->cma_rx, req);
 	ibx_shm_promote(p);
 	return IBX_INPROGRESS;
@@ -286,23 +385,81 @@ static ibx_status_t rndv_recv_cma_scatter(shm_peer_t *p, const ibx_shm_rts_t *rt
 	return s;
 }
 
+/*
+ * Multi-w on shared memory: the sender writes its blocks straight into
+ * ours, one process_vm_writev per batch of block pairs (zero copies of our
+ * own; the kernel's one). Our layout goes along the first time only, read
+ * by the sender from our memory (CMA), so it never passes through the
+ * ring; the sender caches it per (rank, type id, version), as over verbs.
+ *
+ *   RTS{len, PUSH, avg} ─────────────────────────►  matched: multi-w chosen
+ *                       ◄──────────────────────── CTSM{rbase, id, version,
+ *                                                       count, blob?, bytes}
+ *   [process_vm_readv of the blob]
+ *   process_vm_writev, block lists on both sides
+ *   FINW{status}: send complete ──────────────────►  complete on FINW
+ *
+ * Returns IBX_INPROGRESS, or IBX_ERR_UNSUPPORTED (nothing sent) when our
+ * layout cannot be had: then the pipe serves.
+ */
+static ibx_status_t rndv_recv_multiw(shm_peer_t *p, const ibx_shm_rts_t *rts, ibx_request_t *req,
+				     size_t n)
+{
+	ibx_shm_ctsm_t m = {.rbase = (uint64_t)(uintptr_t)req->buf, .bytes = n};
+	size_t blen = 0;
+	void *blob = NULL;
+	int r =
+	    req->dt->ops->layout(req, p->rank, NULL, 0, &blen, &m.type_id, &m.version, &m.count);
+
+	if (r == -2) { /* the sender has not seen it: serialise it for the sender to read */
+		blob = malloc(blen);
+		r = blob ? req->dt->ops->layout(req, p->rank, blob, blen, &blen, &m.type_id,
+						&m.version, &m.count)
+			 : -1;
+	}
+	if (r < 0 || blen > IBX_SHM_LAYOUT_MAX) {
+		free(blob);
+		return IBX_ERR_UNSUPPORTED;
+	}
+	m.blob_addr = blob ? (uint64_t)(uintptr_t)blob : 0;
+	m.blob_len = (uint32_t)blen;
+	RQ_ID(req) = rts->id;
+	RQ_STATUS(req) = (uint64_t)IBX_OK;
+	RQ_BLOB(req) = (uint64_t)(uintptr_t)blob;
+	ibx_rq_push(&p->cma_rx, req);
+	ibx_shm_send_ctrl(p, IBX_SHM_PKT_CTSM, rts->id, &m, sizeof(m));
+	ibx_shm_promote(p);
+	return IBX_INPROGRESS;
+}
+
 /* A typed receive: the scheme for this message (dt_select.c), which may
  * give the request a contiguous landing buffer (generic). */
 static int rndv_recv_scheme(shm_peer_t *p, const ibx_shm_rts_t *rts, ibx_request_t *req, size_t n)
 {
 	bool contig = rts->flags & IBX_SHM_RTS_CMA; /* offered only from one buffer */
-	unsigned can = IBX_DT_CAN(IBX_DT_SCHEME_BC_SPUP), fast = can;
+	/* the single copy only where it beats the pipe (shm_calib.c) */
+	bool cma_fast = p->st->cma_threshold && n >= p->st->cma_threshold;
+	unsigned can = IBX_DT_CAN(IBX_DT_SCHEME_BC_SPUP), fast = can, single = 0;
 
-	if (contig && p->cma_ok) {
-		can |= IBX_DT_CAN(IBX_DT_SCHEME_P_RRS);
-		/* the single copy only where it beats the pipe (shm_calib.c) */
-		if (p->st->cma_threshold && n >= p->st->cma_threshold)
-			fast |= IBX_DT_CAN(IBX_DT_SCHEME_P_RRS);
-	}
-	return req->dt->ops->choose(req, n, contig, 0, can, fast);
+	if (contig && p->cma_ok)
+		single = IBX_DT_CAN(IBX_DT_SCHEME_P_RRS);
+	else if ((rts->flags & IBX_SHM_RTS_PUSH) && p->cma_ok)
+		single = IBX_DT_CAN(IBX_DT_SCHEME_MULTI_W);
+	can |= single;
+	if (cma_fast)
+		fast |= single;
+	return req->dt->ops->choose(req, n, contig, contig ? 0 : rts->avg, can, fast);
 }
 
-/* FINW: the sender has written its part of a split single copy. */
+void ibx_shm_cma_rx_drop(shm_peer_t *p, ibx_request_t *req)
+{
+	ibx_rq_remove(&p->cma_rx, req);
+	free((void *)(uintptr_t)RQ_BLOB(req));
+	RQ_BLOB(req) = 0;
+}
+
+/* FINW: the sender has written its part of a split single copy, or all of
+ * a multi-w. */
 static ibx_status_t rx_finw(shm_peer_t *p, uint32_t id, uint64_t val)
 {
 	ibx_request_t *req = rq_find_id(&p->cma_rx, id);
@@ -310,7 +467,7 @@ static ibx_status_t rx_finw(shm_peer_t *p, uint32_t id, uint64_t val)
 
 	if (!req)
 		return IBX_ERR_CORRUPT;
-	ibx_rq_remove(&p->cma_rx, req);
+	ibx_shm_cma_rx_drop(p, req);
 	mine = (ibx_status_t)(int64_t)RQ_STATUS(req);
 	if (mine == IBX_OK)
 		mine = (ibx_status_t)(int64_t)val;
@@ -348,6 +505,14 @@ ibx_status_t ibx_shm_rndv_recv(ibx_peer_t *peer, const void *rts_bytes, ibx_requ
 			}
 			p->st->nrecv_refused++;
 		}
+		if (scheme == IBX_DT_SCHEME_MULTI_W) {
+			ibx_status_t s = rndv_recv_multiw(p, &rts, req, n);
+
+			if (s != IBX_ERR_UNSUPPORTED) {
+				p->st->nrecv_cma++;
+				return s;
+			}
+		}
 	}
 	if (!ibx_req_scattered(req) && (rts.flags & IBX_SHM_RTS_CMA) && p->cma_ok &&
 	    p->st->cma_threshold && n >= p->st->cma_threshold) {
@@ -376,6 +541,8 @@ ibx_status_t ibx_shm_rndv_packet(shm_state_t *st, shm_peer_t *p, ibx_shm_slot_t 
 {
 	ibx_shm_rts_t rts;
 	ibx_shm_ctsw_t w;
+	ibx_shm_ctsm_t m;
+	uint8_t pkt[IBX_SHM_HEAD_PAYLOAD + IBX_SHM_CONT_PAYLOAD];
 	uint64_t val;
 
 	switch (h->h.type) {
@@ -390,6 +557,12 @@ ibx_status_t ibx_shm_rndv_packet(shm_state_t *st, shm_peer_t *p, ibx_shm_slot_t 
 			return IBX_ERR_CORRUPT;
 		memcpy(&w, h->h.data, sizeof(w));
 		return tx_ctsw(p, h->h.aux, &w);
+	case IBX_SHM_PKT_CTSM:
+		if (h->h.nslots != IBX_SHM_CTSM_SLOTS || h->h.len != sizeof(m))
+			return IBX_ERR_CORRUPT;
+		ibx_shm_rx_gather(&p->rx, h, pkt);
+		memcpy(&m, pkt, sizeof(m));
+		return tx_ctsm(p, h->h.aux, &m);
 	case IBX_SHM_PKT_FINW:
 	case IBX_SHM_PKT_CTS:
 	case IBX_SHM_PKT_FIN:
