@@ -28,7 +28,9 @@
  * ibx_dt_scheme_set() and a barrier before the row, and once for the
  * contiguous reference of the same bytes (128·x ints from the array's
  * start, scheme auto), so that vs_contig = vector / contiguous is the
- * issue's ratio.
+ * issue's ratio. The lat and bw benchmarks also print a "copies" row:
+ * rank 0 alone packs and unpacks the same x columns (MPI_Pack, MPI_Unpack),
+ * the bound of a scheme that packs and unpacks (copies_row).
  *
  * Struct Alltoall (all ranks): MPI_Alltoall of COUNT elements per peer
  * (-k, default 8) of struct { B bytes of MPI_INT at 0, B bytes of
@@ -47,9 +49,10 @@
  * Output: a table on stdout (stderr with --json, whose stdout is one JSON
  * document with a row per measurement: bench, scheme, used, columns or
  * block, bytes, value, unit, vs_contig, iters); --svg FILE: latency and
- * bandwidth against columns (log x), one line per scheme and a dashed one
- * for the contiguous reference, like the paper's Figures 8, 9 and 11, and
- * the Alltoall time against the block size.
+ * bandwidth against columns (log x), one line per scheme, a dashed one
+ * for the contiguous reference and a dotted one for the copies, like the
+ * paper's Figures 8, 9 and 11, and the Alltoall time against the block
+ * size.
  *
  * Length: over 700 lines: one command, five benchmarks with their data
  * checks, and the plot; the plot (svg_*, about 200 lines) is the part that
@@ -70,6 +73,7 @@
 #define DT_ELEMS    (DT_ROWS * DT_COLS)
 #define DT_MAXPTS   16 /* columns or block sizes per run */
 #define DT_CONTIG   (-1)
+#define DT_COPIES   (-2) /* the two copies of a packing scheme, timed alone */
 #define DT_TAG	    0x7d7
 #define DT_TAG_ACK  0x7d8
 #define DT_SENTINEL 0x5a5a5a5a /* even: never a pattern value (those are odd) */
@@ -143,6 +147,8 @@ static int pattern(int src, unsigned seq, size_t i)
 
 static const char *scheme_label(int s)
 {
+	if (s == DT_COPIES)
+		return "copies";
 	return s == DT_CONTIG ? "contiguous" : ibx_dt_scheme_name((ibx_dt_scheme_t)s);
 }
 
@@ -441,6 +447,57 @@ static int vec_row(dt_job_t *j, dt_bench_t b, int s, int x)
 	return 0;
 }
 
+/* The copies row: what the memory allows a scheme that packs at the sender
+ * and unpacks at the receiver (generic, bc-spup). Rank 0 alone, the others
+ * waiting: MPI_Pack of the x columns of its array into a buffer, then
+ * MPI_Unpack of it into the other array, each timed (median of the row's
+ * iterations). Latency: pack + unpack, one after the other (us);
+ * bandwidth: bytes over the slower of the two, as if overlapped on two
+ * cores (MB/s). No messages: a bound, not a scheme. */
+static int copies_row(dt_job_t *j, dt_bench_t b, int x)
+{
+	size_t bytes = (size_t)DT_ROWS * (size_t)x * sizeof(int);
+	int n = lat_iters(j->o, bytes);
+	double *pk = calloc((size_t)n, sizeof(double)), *up = calloc((size_t)n, sizeof(double));
+	void *tmp = malloc(bytes);
+	MPI_Datatype t = vec_type(x, false);
+	double v = 0;
+
+	if (!pk || !up || !tmp) {
+		fprintf(stderr, "ibtest dtype: out of memory\n");
+		exit(1);
+	}
+	if (j->rank == 0) {
+		for (int i = -(int)rma_warmup((unsigned)n); i < n; i++) {
+			int pos = 0;
+			double t0 = MPI_Wtime(), t1;
+
+			MPI_Pack(j->sarr, 1, t, tmp, (int)bytes, &pos, MPI_COMM_SELF);
+			t1 = MPI_Wtime();
+			pos = 0;
+			MPI_Unpack(tmp, (int)bytes, &pos, j->rarr, 1, t, MPI_COMM_SELF);
+			if (i >= 0) {
+				pk[i] = (t1 - t0) * 1e6;
+				up[i] = (MPI_Wtime() - t1) * 1e6;
+			}
+		}
+		if (b == B_LAT) {
+			v = median(pk, n) + median(up, n);
+		} else {
+			double slow = fmax(median(pk, n), median(up, n));
+
+			v = slow > 0 ? (double)bytes / slow : 0; /* bytes per us = MB/s */
+		}
+	}
+	MPI_Barrier(MPI_COMM_WORLD);
+	emit(j, b, DT_COPIES, -1, x, bytes, v, n);
+	MPI_Type_free(&t);
+	free(tmp);
+	free(up);
+	free(pk);
+	return 0;
+}
+
 static int vector_bench(dt_job_t *j, dt_bench_t b)
 {
 	const dt_opts_t *o = j->o;
@@ -459,6 +516,8 @@ static int vector_bench(dt_job_t *j, dt_bench_t b)
 	header(j, what);
 	for (int c = 0; c < o->ncols && !rc; c++) {
 		rc = vec_row(j, b, DT_CONTIG, o->cols[c]);
+		if (!rc && (b == B_LAT || b == B_BW))
+			rc = copies_row(j, b, o->cols[c]);
 		for (int s = 0; s < IBX_DT_SCHEME_COUNT && !rc; s++)
 			if (o->schemes & (1u << s))
 				rc = vec_row(j, b, s, o->cols[c]);
@@ -733,9 +792,12 @@ static void svg_panel(FILE *f, const dt_job_t *j, dt_bench_t b, double top)
 		"%s</text>\n",
 		(x0 + x1) / 2, y1 + 38, b == B_A2A ? "block size B (bytes)" : "columns x",
 		(y0 + y1) / 2, bench_units[b], logy ? " (log scale)" : "");
-	/* one line per scheme, the reference first */
-	for (int s = DT_CONTIG; s < IBX_DT_SCHEME_COUNT; s++) {
-		const char *c = s == DT_CONTIG ? "#777777" : scheme_colours[s];
+	/* one line per scheme, the references (the copies, contiguous) first */
+	for (int s = DT_COPIES; s < IBX_DT_SCHEME_COUNT; s++) {
+		const char *c = s == DT_COPIES	 ? "#000000"
+				: s == DT_CONTIG ? "#777777"
+						 : scheme_colours[s];
+		const char *dash = s == DT_COPIES ? "2,3" : s == DT_CONTIG ? "6,4" : "none";
 		double ly = y0 + 6 + 18.0 * line, lx = x1 + 16;
 		bool first = true;
 
@@ -748,7 +810,7 @@ static void svg_panel(FILE *f, const dt_job_t *j, dt_bench_t b, double top)
 				fprintf(f,
 					"<path fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" "
 					"stroke-dasharray=\"%s\" d=\"",
-					c, s == DT_CONTIG ? "6,4" : "none");
+					c, dash);
 			fprintf(f, "%s%.1f %.1f ", first ? "M" : "L",
 				x0 + ax_frac(&ax, r->x) * (x1 - x0),
 				y1 - ax_frac(&ay, r->value) * (y1 - y0));
@@ -769,8 +831,7 @@ static void svg_panel(FILE *f, const dt_job_t *j, dt_bench_t b, double top)
 		fprintf(f,
 			"<path d=\"M%.0f %.1f h24\" stroke=\"%s\" stroke-width=\"1.5\" "
 			"stroke-dasharray=\"%s\"/>\n<text x=\"%.0f\" y=\"%.1f\">%s</text>\n",
-			lx, ly, c, s == DT_CONTIG ? "6,4" : "none", lx + 30, ly + 4,
-			scheme_label(s));
+			lx, ly, c, dash, lx + 30, ly + 4, scheme_label(s));
 		line++;
 	}
 }
@@ -858,7 +919,10 @@ static int usage(FILE *f, int rc)
 		"                       thresholds for this device (= ibtest dtype_calibrate)\n"
 		"  vector: MPI_Type_vector(128, x, 4096, MPI_INT) of a 128 x 4096 int array, ranks "
 		"0 and 1;\n"
-		"  every row also measured contiguous (the same bytes), vs_contig = row / that\n");
+		"  every row also measured contiguous (the same bytes), vs_contig = row / that;\n"
+		"  lat and bw add a 'copies' row: rank 0 alone packs and unpacks the same columns\n"
+		"  (latency: pack + unpack; bandwidth: bytes / the slower), a packing scheme's "
+		"bound\n");
 	return rc;
 }
 
