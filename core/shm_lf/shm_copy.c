@@ -104,6 +104,21 @@ size_t ibx_shm_pipe_pull(ibx_shm_pipe_t *p, ibx_request_t *req, size_t at, size_
 
 #define CMA_IOV_BATCH 256
 
+/* What a failed process_vm_readv/writev means: refused by the kernel's
+ * rules (the caller falls back on the pipe), the process gone, an address
+ * not mapped on one side, ... */
+static ibx_status_t cma_errno_status(int err)
+{
+	switch (err) {
+	case EPERM:
+	case ENOSYS: return IBX_ERR_UNSUPPORTED;
+	case ESRCH: return IBX_ERR_UNREACHABLE;
+	case EFAULT: return IBX_ERR_REMOTE_ACCESS;
+	case ENOMEM: return IBX_ERR_NO_MEMORY;
+	default: return IBX_ERR_IO;
+	}
+}
+
 /* Drops @n bytes from the front of an iovec list. */
 static void iov_advance(struct iovec **iov_p, int *n_p, size_t n)
 {
@@ -156,14 +171,7 @@ ibx_status_t ibx_shm_cma_xfer(pid_t pid, const struct iovec *iov, int n, uint64_
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
-			switch (errno) {
-			case EPERM:
-			case ENOSYS: return IBX_ERR_UNSUPPORTED;
-			case ESRCH: return IBX_ERR_UNREACHABLE;
-			case EFAULT: return IBX_ERR_REMOTE_ACCESS;
-			case ENOMEM: return IBX_ERR_NO_MEMORY;
-			default: return IBX_ERR_IO;
-			}
+			return cma_errno_status(errno);
 		}
 		if (r == 0) {
 			errno = EFAULT;
@@ -204,16 +212,8 @@ static ibx_status_t batch_send(ibx_shm_cma_batch_t *b)
 
 		if (got < 0 && errno == EINTR)
 			continue;
-		if (got < 0) {
-			switch (errno) {
-			case EPERM:
-			case ENOSYS: return IBX_ERR_UNSUPPORTED;
-			case ESRCH: return IBX_ERR_UNREACHABLE;
-			case EFAULT: return IBX_ERR_REMOTE_ACCESS;
-			case ENOMEM: return IBX_ERR_NO_MEMORY;
-			default: return IBX_ERR_IO;
-			}
-		}
+		if (got < 0)
+			return cma_errno_status(errno);
 		if (got == 0) {
 			errno = EFAULT;
 			return IBX_ERR_REMOTE_ACCESS;
