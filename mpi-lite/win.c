@@ -524,11 +524,24 @@ int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
 
 /* ---- shared_query and free ------------------------------------------------------------------ */
 
+/* Member @r's window memory as this process reaches it by load / store:
+ * mapped here by the engine, or our own; NULL when it is not (another
+ * node) or has no bytes. */
+static void *part_here(MPI_Win win, int r)
+{
+	if (!win->t[r].size)
+		return NULL;
+	if (win->t[r].local)
+		return win->t[r].local;
+	return r == win->rank ? win->base : NULL;
+}
+
 MPIL_PMPI_ALIAS(Win_shared_query)
 int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr)
 {
 	static const char F[] = "MPI_Win_shared_query";
 	MPIL_CS_GUARD();
+	bool shared;
 	int r = rank;
 
 	MPIL_CHECK(mpil_win_check(win, F));
@@ -537,26 +550,32 @@ int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit,
 				    !size	 ? "size"
 				    : !disp_unit ? "disp_unit"
 						 : "baseptr");
-	if (win->flavor != MPI_WIN_FLAVOR_SHARED)
+	if (win->flavor == MPI_WIN_FLAVOR_DYNAMIC)
 		return mpil_win_err(win, MPI_ERR_RMA_FLAVOR, F,
-				    "not a window from MPI_Win_allocate_shared");
-	if (rank == MPI_PROC_NULL) {
-		/* the lowest rank with memory (MPI-3.1 §11.2.3) */
-		for (r = 0; r < win->size && win->t[r].size == 0; r++)
-			;
-		if (r == win->size) {
-			*size = 0;
-			*disp_unit = win->t[0].disp_unit;
-			*(void **)baseptr = NULL;
-			return MPI_SUCCESS;
-		}
-	} else if (rank < 0 || rank >= win->size) {
+				    "a dynamic window has no memory of its own to query");
+	if (rank != MPI_PROC_NULL && (rank < 0 || rank >= win->size))
 		return mpil_win_err(win, MPI_ERR_RANK, F, "invalid rank %d (window of %d)", rank,
 				    win->size);
+	/* Allocate_shared: every part is mapped here. Allocate and create
+	 * (MPI 4.1 §12.2.3, an extension of the 3.1 that mpi-lite implements):
+	 * a part is reachable by load / store when the engine mapped it here
+	 * (a node-local member's MPI_Win_allocate memory lives in a shared
+	 * segment, and our own part always is); the others are size 0 and
+	 * NULL. MPI_PROC_NULL: the lowest rank with a reachable part. */
+	shared = win->flavor == MPI_WIN_FLAVOR_SHARED;
+	if (rank == MPI_PROC_NULL)
+		for (r = 0; r < win->size && !(win->t[r].size && (shared || part_here(win, r)));
+		     r++)
+			;
+	if (r == win->size || (!shared && !part_here(win, r))) {
+		*size = 0;
+		*disp_unit = win->t[r == win->size ? 0 : r].disp_unit;
+		*(void **)baseptr = NULL;
+		return MPI_SUCCESS;
 	}
 	*size = (MPI_Aint)win->t[r].size;
 	*disp_unit = win->t[r].disp_unit;
-	*(void **)baseptr = win->t[r].local;
+	*(void **)baseptr = shared ? win->t[r].local : part_here(win, r);
 	return MPI_SUCCESS;
 }
 

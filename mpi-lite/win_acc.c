@@ -206,11 +206,27 @@ static void amo_settle(const acc_t *a, amo_t *s)
 		memcpy(a->res + s->poff, (char *)&s->seen + s->shift, a->es);
 }
 
-/* With CPU instructions on the mapped word. */
+/* With CPU instructions on the mapped word. Without a result to return
+ * (MPI_Accumulate) the old value is not fetched: `lock xor` / `add` / ...
+ * take the line once, where a fetching XOR, AND or OR is a load and a
+ * compare-exchange loop, two coherence transactions on a contended line
+ * (random 8-byte XOR from 2 ranks: 22 -> 40-60 M updates/s). */
 static void amo_cpu(const acc_t *a, amo_t *s)
 {
 	uint64_t *w = (uint64_t *)(void *)local_at(a, s->waddr);
 
+	if (!a->res) {
+		switch (s->how) {
+		case AMO_FADD:
+			if (s->val) /* else MPI_NO_OP: nothing to do */
+				__atomic_fetch_add(w, s->val, __ATOMIC_SEQ_CST);
+			return;
+		case AMO_AND: __atomic_fetch_and(w, s->val, __ATOMIC_SEQ_CST); return;
+		case AMO_OR: __atomic_fetch_or(w, s->val, __ATOMIC_SEQ_CST); return;
+		case AMO_XOR: __atomic_fetch_xor(w, s->val, __ATOMIC_SEQ_CST); return;
+		default: break; /* SWAP, CSWAP, LOOP: below */
+		}
+	}
 	switch (s->how) {
 	case AMO_FADD:
 		s->seen = s->val ? __atomic_fetch_add(w, s->val, __ATOMIC_SEQ_CST)
@@ -589,6 +605,67 @@ static int acc_do(acc_t *a)
 	return mpil_win_req_done(a->win, request, a->fname);
 }
 
+/*
+ * The common MPI_Accumulate, by the CPU at once: one 8-byte integer of a
+ * predefined type, XOR / OR / AND / SUM, into a member whose part is
+ * mapped here, aligned, inside an open epoch. The general path's layers
+ * (its call record, the target walk, the element record) are stores, and
+ * every store still in the store buffer delays the locked instruction that
+ * follows: random 8-byte XORs from 2 ranks into Win_allocate memory ran
+ * 27 M updates/s per rank where the bare `lock xor` runs 196 M. Anything
+ * else, any error included, returns false and takes the general path,
+ * which checks and reports it.
+ */
+static bool acc_fast(const void *obuf, int ocount, MPI_Datatype odt, int target, MPI_Aint disp,
+		     int tcount, MPI_Datatype tdt, MPI_Op op, MPI_Win win)
+{
+	const mpil_win_target_t *t;
+	uint64_t v, *w;
+	MPI_Aint off;
+
+	if (ocount != 1 || tcount != 1 || odt != tdt || !obuf || !mpil_initialized() ||
+	    !mpil_win_valid(win) || (unsigned)target >= (unsigned)win->size ||
+	    win->flavor == MPI_WIN_FLAVOR_DYNAMIC || !mpil_dt_valid(tdt) ||
+	    (tdt->flags & (MPIL_DTF_PREDEFINED | MPIL_DTF_COMMITTED)) !=
+		(MPIL_DTF_PREDEFINED | MPIL_DTF_COMMITTED) ||
+	    !is_int8(tdt) || !op || op->magic != MPIL_MAGIC_OP || !op->predefined)
+		return false;
+	if (op->id != MPIL_OP_BXOR && op->id != MPIL_OP_BOR && op->id != MPIL_OP_BAND &&
+	    op->id != MPIL_OP_SUM)
+		return false;
+	if (!(op->groups & tdt->group))
+		return false;
+	t = &win->t[target];
+	switch (win->access) {
+	case MPIL_EPOCH_FENCE: break;
+	case MPIL_EPOCH_PSCW:
+		if (!t->pscw_target)
+			return false;
+		break;
+	case MPIL_EPOCH_LOCK:
+	case MPIL_EPOCH_LOCK_ALL:
+		if (!t->lock_type)
+			return false;
+		break;
+	default: return false;
+	}
+	if (!t->local || disp < 0 || __builtin_mul_overflow(disp, (MPI_Aint)t->disp_unit, &off) ||
+	    (uint64_t)off > t->size || t->size - (uint64_t)off < 8)
+		return false;
+	w = (uint64_t *)(void *)((char *)t->local + off);
+	if ((uintptr_t)w & 7)
+		return false;
+	memcpy(&v, obuf, 8);
+	switch (op->id) {
+	case MPIL_OP_BXOR: __atomic_fetch_xor(w, v, __ATOMIC_SEQ_CST); break;
+	case MPIL_OP_BOR: __atomic_fetch_or(w, v, __ATOMIC_SEQ_CST); break;
+	case MPIL_OP_BAND: __atomic_fetch_and(w, v, __ATOMIC_SEQ_CST); break;
+	default: __atomic_fetch_add(w, v, __ATOMIC_SEQ_CST); break;
+	}
+	mpil_win_dirty(win, target); /* as the general path: a flush has work */
+	return true;
+}
+
 #define ACC_CALL(ob, oc, od, rb, rc, rd, tr, td, tc, tt, o, w, fe, f)                              \
 	{                                                                                          \
 		.obuf = (ob), .ocount = (oc), .odt = (od), .rbuf = (rb), .rcount = (rc),           \
@@ -602,6 +679,9 @@ int PMPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype orig
 		    MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
 	MPIL_CS_GUARD();
+	if (acc_fast(origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+		     target_count, target_datatype, op, win))
+		return MPI_SUCCESS;
 	acc_t a =
 	    ACC_CALL(origin_addr, origin_count, origin_datatype, NULL, 0, NULL, target_rank,
 		     target_disp, target_count, target_datatype, op, win, false, "MPI_Accumulate");

@@ -14,12 +14,6 @@
 
 #include <string.h>
 
-#ifdef MPILITE
-#define MPILITE_BUILD 1
-#else
-#define MPILITE_BUILD 0
-#endif
-
 static int seen_code = -1;
 
 static void handler(MPI_Comm *comm, int *code, ...)

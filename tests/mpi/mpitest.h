@@ -48,6 +48,14 @@ static inline void mt_fail(const char *file, int line, const char *fmt, ...)
 	} while (0)
 
 /* An MPI call that must fail with error class @cls (under MPI_ERRORS_RETURN). */
+/* 1 when built against mpi-lite (checks of what it promises beyond MPI 3.1,
+ * or of its own behaviour where implementations differ), else 0. */
+#ifdef MPILITE
+#define MPILITE_BUILD 1
+#else
+#define MPILITE_BUILD 0
+#endif
+
 #define MPI_FAILS(cls, call)                                                                       \
 	do {                                                                                       \
 		int mt_rc_ = (call), mt_cls_ = -1;                                                 \

@@ -7,11 +7,11 @@
  * windows laid out contiguously (part r + 1 starts where part r ends;
  * MPI_Win_shared_query with MPI_PROC_NULL gives the first part with memory)
  * whose stores through another member's pointer the owner sees after
- * MPI_Win_sync and a barrier, MPI_Alloc_mem memory as a window, many
- * windows created and freed in a row (nothing leaks or runs out), and one
- * left for MPI_Finalize to clean up. On a communicator that spans nodes
- * (the verbs lane's two emulated nodes) MPI_Win_allocate_shared must fail
- * with MPI_ERR_RMA_SHARED instead.
+ * MPI_Win_sync and a barrier, the same query on MPI_Win_allocate windows
+ * (MPI 4.1, mpi-lite only: node-local parts reachable, others size 0), MPI_Alloc_mem memory as a
+ * window, many windows created and freed in a row (nothing leaks or runs out), and one left for
+ * MPI_Finalize to clean up. On a communicator that spans nodes (the verbs lane's two emulated
+ * nodes) MPI_Win_allocate_shared must fail with MPI_ERR_RMA_SHARED instead.
  *
  * Shared windows work whatever path the engine takes to node-local ranks
  * (IBX_PATHS=verbs too): their memory is mapped by every member.
@@ -69,6 +69,62 @@ static void test_create(MPI_Comm comm, int crank)
 	MPI_OK(MPI_Free_mem(am));
 }
 
+/* MPI_Win_shared_query on an MPI_Win_allocate window (MPI 4.1; mpi-lite
+ * puts node-local members' parts in a shared segment): our own part is
+ * our base; another member's is its size at a pointer, or size 0 and NULL
+ * when it is not reachable by load / store (another node); MPI_PROC_NULL
+ * names the lowest reachable part with memory. Every member writes byte
+ * `crank` of every part it reaches (those larger than the group); after
+ * MPI_Win_sync and a barrier each owner finds the bytes of exactly the
+ * members that said (allgather) they reach it. */
+static void query_allocated(MPI_Comm comm, int crank, MPI_Win win, unsigned char *base,
+			    MPI_Aint bytes)
+{
+	int csize, qdu, first = -1;
+	MPI_Aint qs;
+	unsigned char *q;
+	char *reach, *all;
+
+	MPI_OK(MPI_Comm_size(comm, &csize));
+	reach = calloc((size_t)csize, 1);
+	all = calloc((size_t)csize * (size_t)csize, 1);
+	CHECK(reach && all, "calloc");
+	MPI_OK(MPI_Win_lock_all(MPI_MODE_NOCHECK, win));
+	MPI_OK(MPI_Barrier(comm)); /* every owner has filled its part */
+	for (int r = 0; r < csize; r++) {
+		MPI_Aint want = r == 1 ? 0 : 1000 + r;
+
+		MPI_OK(MPI_Win_shared_query(win, r, &qs, &qdu, &q));
+		CHECK(qdu == 4, "rank %d: disp_unit %d", r, qdu);
+		CHECK((qs == 0) == (q == NULL), "rank %d: %ld bytes at %p", r, (long)qs, (void *)q);
+		CHECK(qs == 0 || qs == want, "rank %d: %ld bytes, not %ld", r, (long)qs,
+		      (long)want);
+		if (r == crank)
+			CHECK(qs == bytes && (!bytes || q == base), "own part: %ld bytes at %p",
+			      (long)qs, (void *)q);
+		if (qs && first < 0)
+			first = r;
+		if (qs > csize) {
+			reach[r] = 1;
+			q[crank] = (unsigned char)(0x40 + crank);
+		}
+	}
+	MPI_OK(MPI_Win_shared_query(win, MPI_PROC_NULL, &qs, &qdu, &q));
+	CHECK(first < 0 ? qs == 0 && q == NULL : qs == 1000 + first,
+	      "MPI_PROC_NULL: %ld bytes, lowest reachable part %d", (long)qs, first);
+	MPI_OK(MPI_Allgather(reach, csize, MPI_CHAR, all, csize, MPI_CHAR, comm));
+	MPI_OK(MPI_Win_sync(win));
+	MPI_OK(MPI_Barrier(comm));
+	MPI_OK(MPI_Win_sync(win));
+	for (int w = 0; w < csize; w++)
+		if (all[(size_t)w * (size_t)csize + (size_t)crank])
+			CHECK(base[w] == 0x40 + w, "byte %d of rank %d's part is %#x", w, crank,
+			      base[w]);
+	MPI_OK(MPI_Win_unlock_all(win));
+	free(all);
+	free(reach);
+}
+
 static void test_allocate(MPI_Comm comm, int crank)
 {
 	MPI_Aint bytes = crank == 1 ? 0 : 1000 + crank;
@@ -82,6 +138,8 @@ static void test_allocate(MPI_Comm comm, int crank)
 	if (bytes > 0)
 		memset(base, 0xab, (size_t)bytes);
 	check_attrs(win, bytes ? base : NULL, bytes, 4, MPI_WIN_FLAVOR_ALLOCATE);
+	if (MPILITE_BUILD)
+		query_allocated(comm, crank, win, base, bytes);
 	MPI_OK(MPI_Win_free(&win));
 }
 
