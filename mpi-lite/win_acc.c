@@ -606,62 +606,68 @@ static int acc_do(acc_t *a)
 }
 
 /*
- * The common MPI_Accumulate, by the CPU at once: one 8-byte integer of a
- * predefined type, XOR / OR / AND / SUM, into a member whose part is
- * mapped here, aligned, inside an open epoch. The general path's layers
- * (its call record, the target walk, the element record) are stores, and
- * every store still in the store buffer delays the locked instruction that
- * follows: random 8-byte XORs from 2 ranks into Win_allocate memory ran
- * 27 M updates/s per rank where the bare `lock xor` runs 196 M. Anything
- * else, any error included, returns false and takes the general path,
- * which checks and reports it.
+ * The common atomics, by the CPU at once: one 8-byte integer of a
+ * predefined type — MPI_Accumulate with XOR / OR / AND / SUM,
+ * MPI_Fetch_and_op with those, MPI_REPLACE or MPI_NO_OP, MPI_Compare_and_swap
+ * (@cmp) — on a member whose part is mapped here, aligned, inside an open
+ * epoch. The general path's layers (its call record, the target walk, the
+ * element record) are stores, and every store still in the store buffer
+ * delays the locked instruction that follows: random 8-byte XORs from 2
+ * ranks into Win_allocate memory ran 27 M updates/s per rank where the
+ * bare `lock xor` runs 196 M. Without a result nothing is fetched (`lock
+ * xor`, not a compare-exchange loop). Anything else, any error included,
+ * returns false and takes the general path, which checks and reports it.
  */
-static bool acc_fast(const void *obuf, int ocount, MPI_Datatype odt, int target, MPI_Aint disp,
-		     int tcount, MPI_Datatype tdt, MPI_Op op, MPI_Win win)
+static inline __attribute__((always_inline)) bool amo_fast(MPI_Op op, const void *in,
+							   const void *cmp, void *res,
+							   MPI_Datatype dt, int target,
+							   MPI_Aint disp, MPI_Win win)
 {
-	const mpil_win_target_t *t;
-	uint64_t v, *w;
-	MPI_Aint off;
+	uint64_t v = 0, old, *w;
+	int id;
 
-	if (ocount != 1 || tcount != 1 || odt != tdt || !obuf || !mpil_initialized() ||
-	    !mpil_win_valid(win) || (unsigned)target >= (unsigned)win->size ||
-	    win->flavor == MPI_WIN_FLAVOR_DYNAMIC || !mpil_dt_valid(tdt) ||
-	    (tdt->flags & (MPIL_DTF_PREDEFINED | MPIL_DTF_COMMITTED)) !=
+	if (!mpil_dt_valid(dt) ||
+	    (dt->flags & (MPIL_DTF_PREDEFINED | MPIL_DTF_COMMITTED)) !=
 		(MPIL_DTF_PREDEFINED | MPIL_DTF_COMMITTED) ||
-	    !is_int8(tdt) || !op || op->magic != MPIL_MAGIC_OP || !op->predefined)
+	    !is_int8(dt) || !op || op->magic != MPIL_MAGIC_OP || !op->predefined)
 		return false;
-	if (op->id != MPIL_OP_BXOR && op->id != MPIL_OP_BOR && op->id != MPIL_OP_BAND &&
-	    op->id != MPIL_OP_SUM)
+	id = op->id;
+	if (id != MPIL_OP_REPLACE && id != MPIL_OP_NO_OP && !(op->groups & dt->group))
 		return false;
-	if (!(op->groups & tdt->group))
+	if (res ? (id != MPIL_OP_NO_OP && !in) || (cmp && id != MPIL_OP_REPLACE)
+		: !in || (id != MPIL_OP_BXOR && id != MPIL_OP_BOR && id != MPIL_OP_BAND &&
+			  id != MPIL_OP_SUM))
 		return false;
-	t = &win->t[target];
-	switch (win->access) {
-	case MPIL_EPOCH_FENCE: break;
-	case MPIL_EPOCH_PSCW:
-		if (!t->pscw_target)
-			return false;
-		break;
-	case MPIL_EPOCH_LOCK:
-	case MPIL_EPOCH_LOCK_ALL:
-		if (!t->lock_type)
-			return false;
-		break;
-	default: return false;
+	if (id != MPIL_OP_BXOR && id != MPIL_OP_BOR && id != MPIL_OP_BAND && id != MPIL_OP_SUM &&
+	    id != MPIL_OP_REPLACE && id != MPIL_OP_NO_OP)
+		return false;
+	w = (uint64_t *)(void *)mpil_win_fast_at(win, target, disp, 0, 8);
+	if (!w || ((uintptr_t)w & 7))
+		return false;
+	if (id != MPIL_OP_NO_OP)
+		memcpy(&v, in, 8);
+	if (cmp) {
+		memcpy(&old, cmp, 8);
+		__atomic_compare_exchange_n(w, &old, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+	} else if (!res) {
+		switch (id) {
+		case MPIL_OP_BXOR: __atomic_fetch_xor(w, v, __ATOMIC_SEQ_CST); break;
+		case MPIL_OP_BOR: __atomic_fetch_or(w, v, __ATOMIC_SEQ_CST); break;
+		case MPIL_OP_BAND: __atomic_fetch_and(w, v, __ATOMIC_SEQ_CST); break;
+		default: __atomic_fetch_add(w, v, __ATOMIC_SEQ_CST); break;
+		}
+	} else {
+		switch (id) {
+		case MPIL_OP_BXOR: old = __atomic_fetch_xor(w, v, __ATOMIC_SEQ_CST); break;
+		case MPIL_OP_BOR: old = __atomic_fetch_or(w, v, __ATOMIC_SEQ_CST); break;
+		case MPIL_OP_BAND: old = __atomic_fetch_and(w, v, __ATOMIC_SEQ_CST); break;
+		case MPIL_OP_SUM: old = __atomic_fetch_add(w, v, __ATOMIC_SEQ_CST); break;
+		case MPIL_OP_REPLACE: old = __atomic_exchange_n(w, v, __ATOMIC_SEQ_CST); break;
+		default: old = __atomic_load_n(w, __ATOMIC_SEQ_CST); break;
+		}
 	}
-	if (!t->local || disp < 0 || __builtin_mul_overflow(disp, (MPI_Aint)t->disp_unit, &off) ||
-	    (uint64_t)off > t->size || t->size - (uint64_t)off < 8)
-		return false;
-	w = (uint64_t *)(void *)((char *)t->local + off);
-	if ((uintptr_t)w & 7)
-		return false;
-	memcpy(&v, obuf, 8);
-	switch (op->id) {
-	case MPIL_OP_BXOR: __atomic_fetch_xor(w, v, __ATOMIC_SEQ_CST); break;
-	case MPIL_OP_BOR: __atomic_fetch_or(w, v, __ATOMIC_SEQ_CST); break;
-	case MPIL_OP_BAND: __atomic_fetch_and(w, v, __ATOMIC_SEQ_CST); break;
-	default: __atomic_fetch_add(w, v, __ATOMIC_SEQ_CST); break;
-	}
+	if (res)
+		memcpy(res, &old, 8);
 	mpil_win_dirty(win, target); /* as the general path: a flush has work */
 	return true;
 }
@@ -679,8 +685,8 @@ int PMPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype orig
 		    MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
 	MPIL_CS_GUARD();
-	if (acc_fast(origin_addr, origin_count, origin_datatype, target_rank, target_disp,
-		     target_count, target_datatype, op, win))
+	if (origin_count == 1 && target_count == 1 && origin_datatype == target_datatype &&
+	    amo_fast(op, origin_addr, NULL, NULL, target_datatype, target_rank, target_disp, win))
 		return MPI_SUCCESS;
 	acc_t a =
 	    ACC_CALL(origin_addr, origin_count, origin_datatype, NULL, 0, NULL, target_rank,
@@ -739,6 +745,9 @@ int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype d
 		      int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win)
 {
 	MPIL_CS_GUARD();
+	if (result_addr &&
+	    amo_fast(op, origin_addr, NULL, result_addr, datatype, target_rank, target_disp, win))
+		return MPI_SUCCESS;
 	acc_t a = ACC_CALL(origin_addr, 1, datatype, result_addr, 1, datatype, target_rank,
 			   target_disp, 1, datatype, op, win, true, "MPI_Fetch_and_op");
 
@@ -751,6 +760,10 @@ int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, voi
 			  MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win)
 {
 	MPIL_CS_GUARD();
+	if (origin_addr && compare_addr && result_addr &&
+	    amo_fast(MPI_REPLACE, origin_addr, compare_addr, result_addr, datatype, target_rank,
+		     target_disp, win))
+		return MPI_SUCCESS;
 	acc_t a =
 	    ACC_CALL(origin_addr, 1, datatype, result_addr, 1, datatype, target_rank, target_disp,
 		     1, datatype, MPI_REPLACE, win, true, "MPI_Compare_and_swap");
