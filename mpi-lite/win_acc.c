@@ -40,6 +40,7 @@
  * accumulates of one origin land in program order; accumulate_ordering=none
  * skips that flush. Request forms complete before returning the request.
  */
+#include "win_fast.h"
 #include "win_int.h"
 #include "dtype_rdma/dtype.h"
 
@@ -76,11 +77,6 @@ typedef struct acc {
 	bool cpu;	/* CPU atomics on w.local */
 	bool in_flight; /* fire-and-forget engine atomics were started */
 } acc_t;
-
-static bool is_int8(MPI_Datatype b)
-{
-	return b->size == 8 && (b->group & (MPIL_DTG_INT | MPIL_DTG_MULTI));
-}
 
 /* Whether B's elements may take the WORD method at all. */
 static bool word_type(MPI_Datatype b)
@@ -181,7 +177,7 @@ static void amo_prepare(const acc_t *a, amo_t *s, uint64_t raddr, int64_t poff)
 	memcpy(&s->val, a->in + poff, 8);
 	if (id == MPIL_OP_REPLACE)
 		s->how = AMO_SWAP;
-	else if (id == MPIL_OP_SUM && is_int8(a->basic))
+	else if (id == MPIL_OP_SUM && mpil_win_int8(a->basic))
 		s->how = a->res || a->cpu ? AMO_FADD : AMO_ADD;
 	else if (a->cpu && (id == MPIL_OP_BAND || id == MPIL_OP_BOR || id == MPIL_OP_BXOR))
 		s->how = id == MPIL_OP_BAND ? AMO_AND : id == MPIL_OP_BOR ? AMO_OR : AMO_XOR;
@@ -206,11 +202,8 @@ static void amo_settle(const acc_t *a, amo_t *s)
 		memcpy(a->res + s->poff, (char *)&s->seen + s->shift, a->es);
 }
 
-/* With CPU instructions on the mapped word. Without a result to return
- * (MPI_Accumulate) the old value is not fetched: `lock xor` / `add` / ...
- * take the line once, where a fetching XOR, AND or OR is a load and a
- * compare-exchange loop, two coherence transactions on a contended line
- * (random 8-byte XOR from 2 ranks: 22 -> 40-60 M updates/s). */
+/* With CPU instructions on the mapped word; without a result nothing is
+ * fetched (a fetching XOR is a load and a compare-exchange loop). */
 static void amo_cpu(const acc_t *a, amo_t *s)
 {
 	uint64_t *w = (uint64_t *)(void *)local_at(a, s->waddr);
@@ -605,73 +598,6 @@ static int acc_do(acc_t *a)
 	return mpil_win_req_done(a->win, request, a->fname);
 }
 
-/*
- * The common atomics, by the CPU at once: one 8-byte integer of a
- * predefined type — MPI_Accumulate with XOR / OR / AND / SUM,
- * MPI_Fetch_and_op with those, MPI_REPLACE or MPI_NO_OP, MPI_Compare_and_swap
- * (@cmp) — on a member whose part is mapped here, aligned, inside an open
- * epoch. The general path's layers (its call record, the target walk, the
- * element record) are stores, and every store still in the store buffer
- * delays the locked instruction that follows: random 8-byte XORs from 2
- * ranks into Win_allocate memory ran 27 M updates/s per rank where the
- * bare `lock xor` runs 196 M. Without a result nothing is fetched (`lock
- * xor`, not a compare-exchange loop). Anything else, any error included,
- * returns false and takes the general path, which checks and reports it.
- */
-static inline __attribute__((always_inline)) bool amo_fast(MPI_Op op, const void *in,
-							   const void *cmp, void *res,
-							   MPI_Datatype dt, int target,
-							   MPI_Aint disp, MPI_Win win)
-{
-	uint64_t v = 0, old, *w;
-	int id;
-
-	if (!mpil_dt_valid(dt) ||
-	    (dt->flags & (MPIL_DTF_PREDEFINED | MPIL_DTF_COMMITTED)) !=
-		(MPIL_DTF_PREDEFINED | MPIL_DTF_COMMITTED) ||
-	    !is_int8(dt) || !op || op->magic != MPIL_MAGIC_OP || !op->predefined)
-		return false;
-	id = op->id;
-	if (id != MPIL_OP_REPLACE && id != MPIL_OP_NO_OP && !(op->groups & dt->group))
-		return false;
-	if (res ? (id != MPIL_OP_NO_OP && !in) || (cmp && id != MPIL_OP_REPLACE)
-		: !in || (id != MPIL_OP_BXOR && id != MPIL_OP_BOR && id != MPIL_OP_BAND &&
-			  id != MPIL_OP_SUM))
-		return false;
-	if (id != MPIL_OP_BXOR && id != MPIL_OP_BOR && id != MPIL_OP_BAND && id != MPIL_OP_SUM &&
-	    id != MPIL_OP_REPLACE && id != MPIL_OP_NO_OP)
-		return false;
-	w = (uint64_t *)(void *)mpil_win_fast_at(win, target, disp, 0, 8);
-	if (!w || ((uintptr_t)w & 7))
-		return false;
-	if (id != MPIL_OP_NO_OP)
-		memcpy(&v, in, 8);
-	if (cmp) {
-		memcpy(&old, cmp, 8);
-		__atomic_compare_exchange_n(w, &old, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
-	} else if (!res) {
-		switch (id) {
-		case MPIL_OP_BXOR: __atomic_fetch_xor(w, v, __ATOMIC_SEQ_CST); break;
-		case MPIL_OP_BOR: __atomic_fetch_or(w, v, __ATOMIC_SEQ_CST); break;
-		case MPIL_OP_BAND: __atomic_fetch_and(w, v, __ATOMIC_SEQ_CST); break;
-		default: __atomic_fetch_add(w, v, __ATOMIC_SEQ_CST); break;
-		}
-	} else {
-		switch (id) {
-		case MPIL_OP_BXOR: old = __atomic_fetch_xor(w, v, __ATOMIC_SEQ_CST); break;
-		case MPIL_OP_BOR: old = __atomic_fetch_or(w, v, __ATOMIC_SEQ_CST); break;
-		case MPIL_OP_BAND: old = __atomic_fetch_and(w, v, __ATOMIC_SEQ_CST); break;
-		case MPIL_OP_SUM: old = __atomic_fetch_add(w, v, __ATOMIC_SEQ_CST); break;
-		case MPIL_OP_REPLACE: old = __atomic_exchange_n(w, v, __ATOMIC_SEQ_CST); break;
-		default: old = __atomic_load_n(w, __ATOMIC_SEQ_CST); break;
-		}
-	}
-	if (res)
-		memcpy(res, &old, 8);
-	mpil_win_dirty(win, target); /* as the general path: a flush has work */
-	return true;
-}
-
 #define ACC_CALL(ob, oc, od, rb, rc, rd, tr, td, tc, tt, o, w, fe, f)                              \
 	{                                                                                          \
 		.obuf = (ob), .ocount = (oc), .odt = (od), .rbuf = (rb), .rcount = (rc),           \
@@ -685,8 +611,8 @@ int PMPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype orig
 		    MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
 	MPIL_CS_GUARD();
-	if (origin_count == 1 && target_count == 1 && origin_datatype == target_datatype &&
-	    amo_fast(op, origin_addr, NULL, NULL, target_datatype, target_rank, target_disp, win))
+	if (mpil_win_acc_fast(origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+			      target_count, target_datatype, op, win))
 		return MPI_SUCCESS;
 	acc_t a =
 	    ACC_CALL(origin_addr, origin_count, origin_datatype, NULL, 0, NULL, target_rank,
@@ -745,8 +671,8 @@ int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype d
 		      int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win)
 {
 	MPIL_CS_GUARD();
-	if (result_addr &&
-	    amo_fast(op, origin_addr, NULL, result_addr, datatype, target_rank, target_disp, win))
+	if (mpil_win_fop_fast(origin_addr, result_addr, datatype, target_rank, target_disp, op,
+			      win))
 		return MPI_SUCCESS;
 	acc_t a = ACC_CALL(origin_addr, 1, datatype, result_addr, 1, datatype, target_rank,
 			   target_disp, 1, datatype, op, win, true, "MPI_Fetch_and_op");
@@ -760,9 +686,8 @@ int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, voi
 			  MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win)
 {
 	MPIL_CS_GUARD();
-	if (origin_addr && compare_addr && result_addr &&
-	    amo_fast(MPI_REPLACE, origin_addr, compare_addr, result_addr, datatype, target_rank,
-		     target_disp, win))
+	if (mpil_win_cas_fast(origin_addr, compare_addr, result_addr, datatype, target_rank,
+			      target_disp, win))
 		return MPI_SUCCESS;
 	acc_t a =
 	    ACC_CALL(origin_addr, 1, datatype, result_addr, 1, datatype, target_rank, target_disp,

@@ -207,51 +207,16 @@ static inline int mpil_win_check(MPI_Win win, const char *fname)
 		return MPI_SUCCESS;
 	return mpil_win_check_failed(win, fname);
 }
-/*
- * The fast paths of the calls that move data (win_ops.c, win_acc.c): where
- * bytes [lo, lo + len) at @disp of window rank @target are mapped here, or
- * NULL when this is not the simple case — an invalid window or rank, a
- * dynamic window, no open epoch to the target yet (the first access under
- * lock_all takes the lock), memory not mapped, a displacement out of range.
- * NULL says nothing about errors: the general path then checks and reports.
- * It stores nothing: every store still in the store buffer delays a
- * locked instruction that follows.
- */
-static inline char *mpil_win_fast_at(MPI_Win win, int target, MPI_Aint disp, MPI_Aint lo,
-				     size_t len)
-{
-	const mpil_win_target_t *t;
-	MPI_Aint off;
-
-	if (!mpil_initialized() || !mpil_win_valid(win) ||
-	    (unsigned)target >= (unsigned)win->size || win->flavor == MPI_WIN_FLAVOR_DYNAMIC)
-		return NULL;
-	t = &win->t[target];
-	switch (win->access) {
-	case MPIL_EPOCH_FENCE: break;
-	case MPIL_EPOCH_PSCW:
-		if (!t->pscw_target)
-			return NULL;
-		break;
-	case MPIL_EPOCH_LOCK:
-	case MPIL_EPOCH_LOCK_ALL:
-		if (!t->lock_type)
-			return NULL;
-		break;
-	default: return NULL;
-	}
-	if (!t->local || disp < 0 || lo < 0 ||
-	    __builtin_mul_overflow(disp, (MPI_Aint)t->disp_unit, &off) ||
-	    __builtin_add_overflow(off, lo, &off) || (uint64_t)off > t->size ||
-	    t->size - (uint64_t)off < len)
-		return NULL;
-	return (char *)t->local + off;
-}
-
 /* Reads the hints of @info into @win (creation and MPI_Win_set_info). */
 int mpil_win_apply_info(MPI_Win win, MPI_Info info, const char *fname);
 /* Runs the delete callbacks of @win's attributes (MPI_Win_free). */
 int mpil_win_attr_delete_all(MPI_Win win);
+
+/* An 8-byte integer type (C or multi-language): CPU and NIC atomics take it. */
+static inline bool mpil_win_int8(MPI_Datatype b)
+{
+	return b->size == 8 && (b->group & (MPIL_DTG_INT | MPIL_DTG_MULTI));
+}
 
 /* ---- win.c ---------------------------------------------------------------------- */
 /*

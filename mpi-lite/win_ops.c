@@ -37,6 +37,7 @@
  * complete request (a flush of the target when verbs is involved), which
  * satisfies both local completion (Rput) and arrival of the data (Rget).
  */
+#include "win_fast.h"
 #include "win_int.h"
 #include "dtype_rdma/dtype.h"
 
@@ -366,32 +367,6 @@ static int xfer_err(MPI_Win win, bool put, int target, ibx_status_t st, const ch
 			    put ? "put to" : "get from", target, ibx_status_str(st));
 }
 
-/* MPI_Put / MPI_Get of one contiguous datatype, the same on both sides, to
- * a part mapped here inside an open epoch: a memcpy before the general
- * path's records and walk (Put 8 B + flush 19 -> 12 ns). Anything else,
- * errors included, returns false: the general path checks and reports. */
-static bool xfer_fast(bool put, void *obuf, int count, MPI_Datatype odt, int target, MPI_Aint disp,
-		      int tcount, MPI_Datatype tdt, MPI_Win win)
-{
-	char *at;
-	size_t n;
-
-	if (count <= 0 || tcount != count || odt != tdt || !obuf || !mpil_dt_valid(tdt) ||
-	    (tdt->flags & (MPIL_DTF_CONTIG | MPIL_DTF_COMMITTED)) !=
-		(MPIL_DTF_CONTIG | MPIL_DTF_COMMITTED) ||
-	    __builtin_mul_overflow((size_t)count, tdt->size, &n) || n == 0)
-		return false;
-	at = mpil_win_fast_at(win, target, disp, tdt->true_lb, n);
-	if (!at)
-		return false;
-	if (put)
-		memcpy(at, (char *)obuf + tdt->true_lb, n);
-	else
-		memcpy((char *)obuf + tdt->true_lb, at, n);
-	mpil_win_dirty(win, target);
-	return true;
-}
-
 static int xfer(bool put, void *obuf, int ocount, MPI_Datatype odt, int target, MPI_Aint disp,
 		int tcount, MPI_Datatype tdt, MPI_Win win, MPI_Request *request, const char *fname)
 {
@@ -438,8 +413,8 @@ int PMPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_data
 	     MPI_Win win)
 {
 	MPIL_CS_GUARD();
-	if (xfer_fast(true, (void *)origin_addr, origin_count, origin_datatype, target_rank,
-		      target_disp, target_count, target_datatype, win))
+	if (mpil_win_put_fast(origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+			      target_count, target_datatype, win))
 		return MPI_SUCCESS;
 	return xfer(true, (void *)origin_addr, origin_count, origin_datatype, target_rank,
 		    target_disp, target_count, target_datatype, win, NULL, "MPI_Put");
@@ -450,8 +425,8 @@ int PMPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, 
 	     MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
 	MPIL_CS_GUARD();
-	if (xfer_fast(false, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
-		      target_count, target_datatype, win))
+	if (mpil_win_get_fast(origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+			      target_count, target_datatype, win))
 		return MPI_SUCCESS;
 	return xfer(false, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
 		    target_count, target_datatype, win, NULL, "MPI_Get");
