@@ -611,9 +611,8 @@ int PMPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype orig
 		    MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
 	MPIL_CS_GUARD();
-	if (mpil_win_acc_fast(origin_addr, origin_count, origin_datatype, target_rank, target_disp,
-			      target_count, target_datatype, op, win))
-		return MPI_SUCCESS;
+	MPIL_FAST_TRY(mpil_win_acc_fast(origin_addr, origin_count, origin_datatype, target_rank,
+					target_disp, target_count, target_datatype, op, win));
 	acc_t a =
 	    ACC_CALL(origin_addr, origin_count, origin_datatype, NULL, 0, NULL, target_rank,
 		     target_disp, target_count, target_datatype, op, win, false, "MPI_Accumulate");
@@ -671,9 +670,8 @@ int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype d
 		      int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win)
 {
 	MPIL_CS_GUARD();
-	if (mpil_win_fop_fast(origin_addr, result_addr, datatype, target_rank, target_disp, op,
-			      win))
-		return MPI_SUCCESS;
+	MPIL_FAST_TRY(mpil_win_fop_fast(origin_addr, result_addr, datatype, target_rank,
+					target_disp, op, win));
 	acc_t a = ACC_CALL(origin_addr, 1, datatype, result_addr, 1, datatype, target_rank,
 			   target_disp, 1, datatype, op, win, true, "MPI_Fetch_and_op");
 
@@ -686,9 +684,8 @@ int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, voi
 			  MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win)
 {
 	MPIL_CS_GUARD();
-	if (mpil_win_cas_fast(origin_addr, compare_addr, result_addr, datatype, target_rank,
-			      target_disp, win))
-		return MPI_SUCCESS;
+	MPIL_FAST_TRY(mpil_win_cas_fast(origin_addr, compare_addr, result_addr, datatype,
+					target_rank, target_disp, win));
 	acc_t a =
 	    ACC_CALL(origin_addr, 1, datatype, result_addr, 1, datatype, target_rank, target_disp,
 		     1, datatype, MPI_REPLACE, win, true, "MPI_Compare_and_swap");

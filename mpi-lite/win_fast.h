@@ -27,17 +27,28 @@
  * its return address, and a store still pending delays the locked
  * instruction (random XOR from 2 ranks: 15-20 % fewer updates through a call). */
 
+/* What a fast path returns when the call is not its simple case: the
+ * general path then does it (and finds and reports any error). */
+#define MPIL_FAST_NO (-1)
+/* In an entry point: return what the fast path did, unless it did not. */
+#define MPIL_FAST_TRY(call)                                                                        \
+	do {                                                                                       \
+		int fast_rc_ = (call);                                                             \
+		if (fast_rc_ != MPIL_FAST_NO)                                                      \
+			return fast_rc_;                                                           \
+	} while (0)
+
 /*
- * The fast paths of the calls that move data (win_ops.c, win_acc.c): where
- * bytes [lo, lo + len) at @disp of window rank @target are mapped here, or
- * NULL when this is not the simple case — an invalid window or rank, a
- * dynamic window, no open epoch to the target yet (the first access under
- * lock_all takes the lock), memory not mapped, a displacement out of range.
- * NULL says nothing about errors: the general path then checks and reports.
- * It stores nothing: every store still in the store buffer delays a
- * locked instruction that follows.
+ * Window rank @target's part when bytes [lo, lo + len) at @disp of it are
+ * the simple case (their offset in *off_p), or NULL when they are not: an
+ * invalid window or rank, a dynamic window, no open epoch to the target yet
+ * (the first access under lock_all takes the lock), a displacement out of
+ * range. NULL says nothing about errors: the general path checks and
+ * reports. It stores nothing but *off_p (a register once inlined): every
+ * store still in the store buffer delays a locked instruction that follows.
  */
-static inline char *fast_at(MPI_Win win, int target, MPI_Aint disp, MPI_Aint lo, size_t len)
+static inline const mpil_win_target_t *fast_part(MPI_Win win, int target, MPI_Aint disp,
+						 MPI_Aint lo, size_t len, MPI_Aint *off_p)
 {
 	const mpil_win_target_t *t;
 	MPI_Aint off;
@@ -59,24 +70,38 @@ static inline char *fast_at(MPI_Win win, int target, MPI_Aint disp, MPI_Aint lo,
 		break;
 	default: return NULL;
 	}
-	if (!t->local || disp < 0 || lo < 0 ||
-	    __builtin_mul_overflow(disp, (MPI_Aint)t->disp_unit, &off) ||
+	if (disp < 0 || lo < 0 || __builtin_mul_overflow(disp, (MPI_Aint)t->disp_unit, &off) ||
 	    __builtin_add_overflow(off, lo, &off) || (uint64_t)off > t->size ||
 	    t->size - (uint64_t)off < len)
 		return NULL;
-	return (char *)t->local + off;
+	*off_p = off;
+	return t;
 }
 
-/* Put / Get of one contiguous datatype, the same on both sides, to
- * a part mapped here inside an open epoch: a memcpy before the general
- * path's records and walk (Put 8 B + flush 19 -> 12 ns). Anything else,
- * errors included, returns false: the general path checks and reports. */
+/* The bytes mapped here (load / store), or NULL. */
+static inline char *fast_at(MPI_Win win, int target, MPI_Aint disp, MPI_Aint lo, size_t len)
+{
+	MPI_Aint off;
+	const mpil_win_target_t *t = fast_part(win, target, disp, lo, len, &off);
+
+	return t && t->local ? (char *)t->local + off : NULL;
+}
+
+/* Put / Get of one contiguous datatype, the same on both sides, inside an
+ * open epoch: a memcpy to a part mapped here (Put 8 B + flush 19 -> 12
+ * ns), else one engine operation completed by the next flush, before the
+ * general path's records and walk. Anything else returns false: the
+ * general path checks and reports; so does an engine refusal (nothing was
+ * started, or a put or get started again does no harm). */
 static inline __attribute__((always_inline)) bool xfer_fast(bool put, void *obuf, int count,
 							    MPI_Datatype odt, int target,
 							    MPI_Aint disp, int tcount,
 							    MPI_Datatype tdt, MPI_Win win)
 {
-	char *at;
+	const mpil_win_target_t *t;
+	MPI_Aint off;
+	ibx_status_t st;
+	char *o;
 	size_t n;
 
 	if (count <= 0 || tcount != count || odt != tdt || !obuf || !mpil_dt_valid(tdt) ||
@@ -84,13 +109,23 @@ static inline __attribute__((always_inline)) bool xfer_fast(bool put, void *obuf
 		(MPIL_DTF_CONTIG | MPIL_DTF_COMMITTED) ||
 	    __builtin_mul_overflow((size_t)count, tdt->size, &n) || n == 0)
 		return false;
-	at = fast_at(win, target, disp, tdt->true_lb, n);
-	if (!at)
+	t = fast_part(win, target, disp, tdt->true_lb, n, &off);
+	if (!t)
 		return false;
-	if (put)
-		memcpy(at, (char *)obuf + tdt->true_lb, n);
-	else
-		memcpy((char *)obuf + tdt->true_lb, at, n);
+	o = (char *)obuf + tdt->true_lb;
+	if (t->local) {
+		if (put)
+			memcpy((char *)t->local + off, o, n);
+		else
+			memcpy(o, (char *)t->local + off, n);
+	} else {
+		if (!t->rk)
+			return false;
+		st = put ? ibx_put(mpil_g.ctx, o, n, t->base + (uint64_t)off, t->rk, NULL)
+			 : ibx_get(mpil_g.ctx, o, n, t->base + (uint64_t)off, t->rk, NULL);
+		if (st != IBX_OK && st != IBX_INPROGRESS)
+			return false;
+	}
 	mpil_win_dirty(win, target);
 	return true;
 }
@@ -111,47 +146,98 @@ static inline __attribute__((always_inline)) bool mpil_win_get_fast(void *obuf, 
 	return xfer_fast(false, obuf, count, odt, target, disp, tcount, tdt, win);
 }
 
-/*
- * The common atomics, by the CPU at once: one 8-byte integer of a
- * predefined type — MPI_Accumulate with XOR / OR / AND / SUM,
- * MPI_Fetch_and_op with those, MPI_REPLACE or MPI_NO_OP, MPI_Compare_and_swap
- * (@cmp) — on a member whose part is mapped here, aligned, inside an open
- * epoch. The general path's layers (its call record, the target walk, the
- * element record) are stores, and every store still in the store buffer
- * delays the locked instruction that follows: random 8-byte XORs from 2
- * ranks into Win_allocate memory ran 27 M updates/s per rank where the
- * bare `lock xor` runs 196 M. Without a result nothing is fetched (`lock
- * xor`, not a compare-exchange loop). Anything else, any error included,
- * returns false and takes the general path, which checks and reports it.
- */
-static inline __attribute__((always_inline)) bool amo_fast(MPI_Op op, const void *in,
-							   const void *cmp, void *res,
-							   MPI_Datatype dt, int target,
-							   MPI_Aint disp, MPI_Win win)
+/* A fetching atomic the NIC (or the path) does exactly, on a part not
+ * mapped here: started and waited for, as the general path does. Not
+ * started: MPIL_FAST_NO (the general path tries and reports); started and
+ * failed: the error, reported. */
+static inline int amo_remote(const mpil_win_target_t *t, MPI_Aint off, ibx_atomic_op_t eop,
+			     uint64_t v, uint64_t cmpv, void *res, MPI_Win win, int target,
+			     const char *fname)
 {
+	uint64_t raddr = t->base + (uint64_t)off, old = 0;
+	ibx_request_t rq;
+	ibx_status_t st;
+
+	if (!t->rk || (raddr & 7))
+		return MPIL_FAST_NO;
+	rq.cb = NULL;
+	st = ibx_atomic(mpil_g.ctx, eop, v, cmpv, &old, raddr, t->rk, &rq);
+	if (st != IBX_OK && st != IBX_INPROGRESS)
+		return MPIL_FAST_NO;
+	st = mpil_ibx_wait(&rq);
+	if (st != IBX_OK)
+		return mpil_win_err(win, mpil_err_from_ibx(st), fname,
+				    "atomic update at rank %d failed: %s", target,
+				    ibx_status_str(st));
+	memcpy(res, &old, 8);
+	mpil_win_dirty(win, target);
+	return MPI_SUCCESS;
+}
+
+/*
+ * The common atomics at once: one 8-byte integer of a predefined type —
+ * MPI_Accumulate with XOR / OR / AND / SUM, MPI_Fetch_and_op with those,
+ * MPI_REPLACE or MPI_NO_OP, MPI_Compare_and_swap (@cmp) — inside an epoch
+ * open to the target. On a part mapped here, aligned: the CPU atomic. The
+ * general path's layers (its call record, the target walk, the element
+ * record) are stores, and every store still in the store buffer delays the
+ * locked instruction that follows: random 8-byte XORs from 2 ranks into
+ * Win_allocate memory ran 27 M updates/s per rank where the bare `lock
+ * xor` runs 196 M. Without a result nothing is fetched (`lock xor`, not a
+ * compare-exchange loop). On a part reached through the engine, the
+ * fetching forms the NIC does exactly (SUM and NO_OP as fetch-and-add,
+ * REPLACE as swap, compare-and-swap): the same atomics the general path
+ * uses there. Returns MPI_SUCCESS, an error of a started atomic, or
+ * MPIL_FAST_NO: anything else, errors included, for the general path.
+ */
+static inline __attribute__((always_inline)) int
+amo_fast(MPI_Op op, const void *in, const void *cmp, void *res, MPI_Datatype dt, int target,
+	 MPI_Aint disp, MPI_Win win, const char *fname)
+{
+	const mpil_win_target_t *t;
 	uint64_t v = 0, old, *w;
+	MPI_Aint off;
 	int id;
 
 	if (!mpil_dt_valid(dt) ||
 	    (dt->flags & (MPIL_DTF_PREDEFINED | MPIL_DTF_COMMITTED)) !=
 		(MPIL_DTF_PREDEFINED | MPIL_DTF_COMMITTED) ||
 	    !mpil_win_int8(dt) || !op || op->magic != MPIL_MAGIC_OP || !op->predefined)
-		return false;
+		return MPIL_FAST_NO;
 	id = op->id;
 	if (id != MPIL_OP_REPLACE && id != MPIL_OP_NO_OP && !(op->groups & dt->group))
-		return false;
+		return MPIL_FAST_NO;
 	if (res ? (id != MPIL_OP_NO_OP && !in) || (cmp && id != MPIL_OP_REPLACE)
 		: !in || (id != MPIL_OP_BXOR && id != MPIL_OP_BOR && id != MPIL_OP_BAND &&
 			  id != MPIL_OP_SUM))
-		return false;
+		return MPIL_FAST_NO;
 	if (id != MPIL_OP_BXOR && id != MPIL_OP_BOR && id != MPIL_OP_BAND && id != MPIL_OP_SUM &&
 	    id != MPIL_OP_REPLACE && id != MPIL_OP_NO_OP)
-		return false;
-	w = (uint64_t *)(void *)fast_at(win, target, disp, 0, 8);
-	if (!w || ((uintptr_t)w & 7))
-		return false;
+		return MPIL_FAST_NO;
+	t = fast_part(win, target, disp, 0, 8, &off);
+	if (!t)
+		return MPIL_FAST_NO;
 	if (id != MPIL_OP_NO_OP)
 		memcpy(&v, in, 8);
+	if (!t->local) {
+		uint64_t cmpv = 0;
+
+		if (!res)
+			return MPIL_FAST_NO;
+		if (cmp) {
+			memcpy(&cmpv, cmp, 8);
+			return amo_remote(t, off, IBX_ATOMIC_CSWAP, v, cmpv, res, win, target,
+					  fname);
+		}
+		if (id == MPIL_OP_SUM || id == MPIL_OP_NO_OP)
+			return amo_remote(t, off, IBX_ATOMIC_FADD, v, 0, res, win, target, fname);
+		if (id == MPIL_OP_REPLACE)
+			return amo_remote(t, off, IBX_ATOMIC_SWAP, v, 0, res, win, target, fname);
+		return MPIL_FAST_NO; /* XOR, OR, AND: a compare-and-swap loop */
+	}
+	w = (uint64_t *)(void *)((char *)t->local + off);
+	if ((uintptr_t)w & 7)
+		return MPIL_FAST_NO;
 	if (cmp) {
 		memcpy(&old, cmp, 8);
 		__atomic_compare_exchange_n(w, &old, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
@@ -175,31 +261,36 @@ static inline __attribute__((always_inline)) bool amo_fast(MPI_Op op, const void
 	if (res)
 		memcpy(res, &old, 8);
 	mpil_win_dirty(win, target); /* as the general path: a flush has work */
-	return true;
+	return MPI_SUCCESS;
 }
 
-static inline __attribute__((always_inline)) bool
+static inline __attribute__((always_inline)) int
 mpil_win_acc_fast(const void *obuf, int ocount, MPI_Datatype odt, int target, MPI_Aint disp,
 		  int tcount, MPI_Datatype tdt, MPI_Op op, MPI_Win win)
 {
-	return ocount == 1 && tcount == 1 && odt == tdt &&
-	       amo_fast(op, obuf, NULL, NULL, tdt, target, disp, win);
+	if (ocount != 1 || tcount != 1 || odt != tdt)
+		return MPIL_FAST_NO;
+	return amo_fast(op, obuf, NULL, NULL, tdt, target, disp, win, "MPI_Accumulate");
 }
 
-static inline __attribute__((always_inline)) bool mpil_win_fop_fast(const void *obuf, void *res,
-								    MPI_Datatype dt, int target,
-								    MPI_Aint disp, MPI_Op op,
-								    MPI_Win win)
+static inline __attribute__((always_inline)) int mpil_win_fop_fast(const void *obuf, void *res,
+								   MPI_Datatype dt, int target,
+								   MPI_Aint disp, MPI_Op op,
+								   MPI_Win win)
 {
-	return res && amo_fast(op, obuf, NULL, res, dt, target, disp, win);
+	if (!res)
+		return MPIL_FAST_NO;
+	return amo_fast(op, obuf, NULL, res, dt, target, disp, win, "MPI_Fetch_and_op");
 }
 
-static inline __attribute__((always_inline)) bool mpil_win_cas_fast(const void *obuf,
-								    const void *cmp, void *res,
-								    MPI_Datatype dt, int target,
-								    MPI_Aint disp, MPI_Win win)
+static inline __attribute__((always_inline)) int mpil_win_cas_fast(const void *obuf,
+								   const void *cmp, void *res,
+								   MPI_Datatype dt, int target,
+								   MPI_Aint disp, MPI_Win win)
 {
-	return obuf && cmp && res && amo_fast(MPI_REPLACE, obuf, cmp, res, dt, target, disp, win);
+	if (!obuf || !cmp || !res)
+		return MPIL_FAST_NO;
+	return amo_fast(MPI_REPLACE, obuf, cmp, res, dt, target, disp, win, "MPI_Compare_and_swap");
 }
 
 #endif /* MPIL_WIN_FAST_H */
