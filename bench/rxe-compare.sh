@@ -34,7 +34,9 @@
 #               engine's tagged send/recv under MPI, over the same verbs
 #               path, with per-iteration samples (t_typical); no target, it
 #               shows how much of the mpi-lite figure is the engine's.
-#   rma_put, rma_get, rma_fop
+#   rma_put, rma_get, rma_fop (and rma_get_sleep, rma_fop_sleep: the same
+#               with --target-sleeps, the idle target sleeping as perftest's
+#               server does instead of polling in MPI_Barrier)
 #               IBX_PATHS=verbs mpilite-run -n 2 ibtest rma_lat -w allocate
 #               -y flush -s 8 -o put|get|fop --typical: MPI_Put / MPI_Get /
 #               MPI_Fetch_and_op of 8 bytes on an MPI_Win_allocate window,
@@ -187,16 +189,22 @@ engine_tag_run() {
 }
 
 # MPI one-sided operations over verbs: ibtest rma_lat's 8-byte median.
+# The _sleep variants: the idle target sleeps (--target-sleeps) as
+# perftest's server does, instead of polling in MPI_Barrier.
 rma_run() {
-	local op log lat
-	for op in put get fop; do
-		log=$LOGDIR/rma_$op.$REP.log
+	local op log lat name extra
+	for name in put get fop get_sleep fop_sleep; do
+		op=${name%_sleep}
+		extra=()
+		[ "$op" != "$name" ] && extra=(--target-sleeps)
+		log=$LOGDIR/rma_$name.$REP.log
 		sleep "$SETTLE"
 		if IBX_PATHS=verbs timeout -k 5 "$TIMEOUT" "$MPIRUN" -n 2 "${PIN_RANKS[@]}" "$IBTEST" \
-			rma_lat -o "$op" -w allocate -y flush -s 8 -n "$LAT_ITERS" --typical >"$log" 2>&1 &&
+			rma_lat -o "$op" -w allocate -y flush -s 8 -n "$LAT_ITERS" --typical \
+			"${extra[@]}" >"$log" 2>&1 &&
 			lat=$(awk '$1 == "8" && $2 ~ /^[0-9.]+$/ { print $2; exit }' "$log") &&
 			[ -n "$lat" ]; then
-			add "rma_$op" mpilite "$lat"
+			add "rma_$name" mpilite "$lat"
 			continue
 		fi
 		NFAIL=$((NFAIL + 1))
@@ -255,6 +263,8 @@ rma_row() { cp "$LOGDIR/$2.perftest.samples" "$LOGDIR/$1.perftest.samples" 2>/de
 rma_row rma_put write_lat "MPI_Put+flush 8 B / write_lat" 2.1
 rma_row rma_get read_lat "MPI_Get+flush 8 B / read_lat" 1.05
 rma_row rma_fop atomic_lat "MPI_Fetch_and_op 8 B / atomic_lat" 1.05
+rma_row rma_get_sleep read_lat "MPI_Get, target asleep / read_lat" 1.05
+rma_row rma_fop_sleep atomic_lat "Fetch_and_op, target asleep / atomic" 1.05
 lock_row() { cp "$LOGDIR/atomic_lat.perftest.samples" "$LOGDIR/$1.perftest.samples" 2>/dev/null; row "$2" us "$1" perftest mpilite 1 - -; }
 lock_row lock "MCS lock+unlock / atomic_lat"
 lock_row lock_handoff "MCS hand-off, 2 ranks / atomic_lat"

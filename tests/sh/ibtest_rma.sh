@@ -203,6 +203,18 @@ else
 	ok "rma_lat --typical: median on passive target, mean on fence"
 fi
 
+# --target-sleeps: the idle target sleeps through the passive rows (a
+# nonblocking barrier it tests), the active rows are as always
+job 2 rma_lat -o get,fop -y flush,lock_all,pscw -s 8 -n 50 --typical --target-sleeps
+if [ $RC -ne 0 ]; then
+	fail "rma_lat --target-sleeps: exit $RC"
+elif [ "$(grep -cE '^8 +[0-9.]+$' "$OUT")" != 6 ]; then
+	fail "rma_lat --target-sleeps: want 6 rows"
+	sed 's/^/    | /' "$OUT" | head -n 30
+else
+	ok "rma_lat --target-sleeps: every row, the data checked"
+fi
+
 spec="MPI_Put|MPI_Win_allocate|MPI_Win_fence=$SIZES_ALL;MPI_Put|MPI_Win_allocate|Post/Start/Complete/Wait=$SIZES_ALL"
 job 2 rma_bw --bidir -y all -a -n 2 -t 4 --json
 if [ $RC -ne 0 ]; then
@@ -295,6 +307,7 @@ bad 0 "rma_lat -a -s 8" "-a and -s exclude each other"
 bad 0 "rma_lat -t 8" "invalid option"
 bad 0 "rma_lat --bidir" "'--bidir' is not an option of this command"
 bad 0 "rma_bw --typical" "'--typical' is not an option of this command"
+bad 0 "rma_bw --target-sleeps" "'--target-sleeps' is not an option of this command"
 bad 0 "rma_lat stray" "unexpected argument 'stray'"
 bad 0 "rma_bw -t 0" "ibtest rma_bw: bad window"
 bad 0 "rma_bw --bidir -y flush" "--bidir takes -y fence or pscw"

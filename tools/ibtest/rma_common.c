@@ -47,7 +47,7 @@ const char *const rma_sync_mpi[RMA_SYNC_N] = {
 
 /* ---- options ---------------------------------------------------------------- */
 
-enum { OPT_JSON = 256, OPT_BIDIR, OPT_TYPICAL }; /* long options without a short form */
+enum { OPT_JSON = 256, OPT_BIDIR, OPT_TYPICAL, OPT_SLEEPS }; /* long options without a short form */
 
 static int parse_count(const char *s, unsigned long min, unsigned long max, unsigned long *value_p)
 {
@@ -151,6 +151,11 @@ static void usage(const rma_spec_t *s, FILE *f)
 			"      --typical         passive target: time every iteration and report "
 			"the median\n                        (perftest's t_typical) instead of the "
 			"mean\n");
+	if (s->typical_opt)
+		fprintf(f, "      --target-sleeps   passive target: the idle target waits in "
+			   "MPI_Ibarrier, testing it\n                        every 100 us and "
+			   "sleeping between (as perftest's server\n                        "
+			   "sleeps), instead of in MPI_Barrier\n");
 	if (s->nbr_opt)
 		fprintf(f, "  -k, --neighbours=N    rank i supplies a block to each of i+1 .. i+N "
 			   "and takes one\n                        from each of i-1 .. i-N (mod P; "
@@ -221,6 +226,7 @@ static int take_opt(rma_opts_t *o, int opt, const char *arg, bool *sync_given)
 		return 0;
 	case OPT_BIDIR: o->bidir = true; return 0;
 	case OPT_TYPICAL: o->typical = true; return 0;
+	case OPT_SLEEPS: o->target_sleeps = true; return 0;
 	case OPT_JSON: o->json = true; return 0;
 	case 'h': usage(s, stdout); return 1;
 	}
@@ -263,6 +269,7 @@ int rma_parse_opts(rma_opts_t *o, const rma_spec_t *spec, int argc, char **argv)
 	    {"neighbours", required_argument, NULL, 'k'},
 	    {"bidir", no_argument, NULL, OPT_BIDIR},
 	    {"typical", no_argument, NULL, OPT_TYPICAL},
+	    {"target-sleeps", no_argument, NULL, OPT_SLEEPS},
 	    {"json", no_argument, NULL, OPT_JSON},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
@@ -289,7 +296,7 @@ int rma_parse_opts(rma_opts_t *o, const rma_spec_t *spec, int argc, char **argv)
 		/* long forms of options another command has */
 		if ((opt == 't' && !spec->window_opt) || (opt == 'k' && !spec->nbr_opt) ||
 		    (opt == OPT_BIDIR && !spec->bidir_opt) ||
-		    (opt == OPT_TYPICAL && !spec->typical_opt)) {
+		    ((opt == OPT_TYPICAL || opt == OPT_SLEEPS) && !spec->typical_opt)) {
 			fprintf(stderr, "ibtest %s: '%s' is not an option of this command\n",
 				spec->name, argv[optind - 1]);
 			opt = '?';

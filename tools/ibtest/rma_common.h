@@ -82,7 +82,8 @@ typedef struct rma_opts {
 	const rma_spec_t *spec;
 	unsigned ops, syncs, flavors; /* bit masks */
 	bool all, json, bidir;
-	bool typical; /* rma_lat: the median iteration instead of the mean */
+	bool typical;	    /* rma_lat: the median iteration instead of the mean */
+	bool target_sleeps; /* rma_lat: the passive target sleeps instead of MPI_Barrier */
 	size_t size;
 	unsigned iters;	     /* 0: default per size */
 	unsigned window;     /* rma_bw: operations per epoch */

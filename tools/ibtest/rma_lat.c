@@ -13,7 +13,8 @@
  * fetch-and-op (+1) and compare-and-swap work on one uint64_t.
  *
  * Passive target (flush, lock, lock_all): rank 0 alone; rank 1 waits in
- * MPI_Barrier and is never needed for progress.
+ * MPI_Barrier and is never needed for progress (--target-sleeps: it sleeps
+ * instead, testing an MPI_Ibarrier every 100 us, as perftest's server does).
  *
  *     rank 0 (origin)                          rank 1 (target)
  *     [flush: MPI_Win_lock(SHARED, 1) once]     |
@@ -43,6 +44,7 @@
 #include "rma_common.h"
 
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 
 #define LAT_ITERS	1000 /* osu's loop for small messages */
@@ -99,6 +101,28 @@ static void next_cas(rma_xfer_t *x)
 }
 
 /* ---- timing loops ------------------------------------------------------------- */
+
+/* The barrier that ends a row. Passive target with --target-sleeps: an
+ * MPI_Ibarrier that the idle ranks test every 100 us, sleeping between,
+ * so that their CPU is free (an emulated NIC's responder may need it),
+ * as perftest's server sleeps; the origin waits for it as usual. */
+static void end_barrier(const lat_job_t *j, bool passive)
+{
+	MPI_Request rq;
+	int done = 0;
+
+	if (!passive || !j->o->target_sleeps) {
+		MPI_Barrier(MPI_COMM_WORLD);
+		return;
+	}
+	MPI_Ibarrier(MPI_COMM_WORLD, &rq);
+	if (j->rank == 0) {
+		MPI_Wait(&rq, MPI_STATUS_IGNORE);
+		return;
+	}
+	while (MPI_Test(&rq, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && !done)
+		usleep(100);
+}
 
 static double loop_passive(lat_job_t *j, rma_xfer_t *x, unsigned warmup, unsigned total)
 {
@@ -235,7 +259,7 @@ static int lat_one_size(lat_job_t *j, size_t size, double *usec_p)
 		t = median_of(j->samples, iters) * iters;
 	free(j->samples);
 	j->samples = NULL;
-	MPI_Barrier(MPI_COMM_WORLD);
+	end_barrier(j, !both && j->sync != RMA_SYNC_FENCE && j->sync != RMA_SYNC_PSCW);
 
 	what_of(j, size, what, sizeof(what));
 	if (targeted && rma_check_target(&c, j->win.base, what))
