@@ -195,7 +195,7 @@ $(BUILD)/tests/rxe/%: tests/rxe/%.c tests/mpi/mpitest.h $(LIBMPIL_A) $(LIBIBX_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Itests/mpi $(ALL_LDFLAGS) -o $@ $< $(LIBMPIL_A) $(LIBIBX_A) $(LDLIBS_ALL)
 
-$(BUILD)/tests/sh/%: tests/sh/%.c $(LIBIBX_A)
+$(BUILD)/tests/sh/%: tests/sh/%.c $(LIBIBX_A) $(wildcard tests/sh/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(LIBIBX_A) $(LDLIBS_ALL)
 # (bind_plan compiles mpilite-run's bind.c in: launcher_binding.sh)

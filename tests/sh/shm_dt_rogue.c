@@ -36,6 +36,7 @@
 #include "ibx_int.h"
 #include "bootstrap.h"
 #include "shm_lf/shm_path.h"
+#include "engine_check.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,17 +53,6 @@
 
 static ibx_ctx_t *ctx;
 static int rank;
-
-#define CHECK(cond, ...)                                                                           \
-	do {                                                                                       \
-		if (!(cond)) {                                                                     \
-			fprintf(stderr, "rank %d: %s:%d: check failed: %s: ", rank, __FILE__,      \
-				__LINE__, #cond);                                                  \
-			fprintf(stderr, __VA_ARGS__);                                              \
-			fprintf(stderr, "\n");                                                     \
-			exit(1);                                                                   \
-		}                                                                                  \
-	} while (0)
 
 static ibx_dt_t *vector_type(void)
 {

@@ -31,6 +31,7 @@
 #include "bootstrap.h"
 #include "ibx_int.h"
 #include "shm_lf/shm_config.h"
+#include "engine_check.h"
 
 #include <dirent.h>
 #include <sys/prctl.h>
@@ -44,17 +45,6 @@
 
 static ibx_ctx_t *ctx;
 static int rank, size;
-
-#define CHECK(cond, ...)                                                                           \
-	do {                                                                                       \
-		if (!(cond)) {                                                                     \
-			fprintf(stderr, "rank %d: %s:%d: check failed: %s: ", rank, __FILE__,      \
-				__LINE__, #cond);                                                  \
-			fprintf(stderr, __VA_ARGS__);                                              \
-			fprintf(stderr, "\n");                                                     \
-			exit(1);                                                                   \
-		}                                                                                  \
-	} while (0)
 
 #define OK(expr)                                                                                   \
 	do {                                                                                       \
