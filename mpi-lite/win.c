@@ -564,7 +564,7 @@ int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit,
 	 * NULL. MPI_PROC_NULL: the lowest rank with a reachable part. */
 	shared = win->flavor == MPI_WIN_FLAVOR_SHARED;
 	if (rank == MPI_PROC_NULL)
-		for (r = 0; r < win->size && !(win->t[r].size && (shared || part_here(win, r)));
+		for (r = 0; r < win->size && !(shared ? win->t[r].size : part_here(win, r) != NULL);
 		     r++)
 			;
 	if (r == win->size || (!shared && !part_here(win, r))) {

@@ -57,19 +57,8 @@ static inline const mpil_win_target_t *fast_part(MPI_Win win, int target, MPI_Ai
 	    (unsigned)target >= (unsigned)win->size || win->flavor == MPI_WIN_FLAVOR_DYNAMIC)
 		return NULL;
 	t = &win->t[target];
-	switch (win->access) {
-	case MPIL_EPOCH_FENCE: break;
-	case MPIL_EPOCH_PSCW:
-		if (!t->pscw_target)
-			return NULL;
-		break;
-	case MPIL_EPOCH_LOCK:
-	case MPIL_EPOCH_LOCK_ALL:
-		if (!t->lock_type)
-			return NULL;
-		break;
-	default: return NULL;
-	}
+	if (!mpil_win_epoch_open(win, t))
+		return NULL;
 	if (disp < 0 || lo < 0 || __builtin_mul_overflow(disp, (MPI_Aint)t->disp_unit, &off) ||
 	    __builtin_add_overflow(off, lo, &off) || (uint64_t)off > t->size ||
 	    t->size - (uint64_t)off < len)
@@ -197,6 +186,7 @@ amo_fast(MPI_Op op, const void *in, const void *cmp, void *res, MPI_Datatype dt,
 	const mpil_win_target_t *t;
 	uint64_t v = 0, old, *w;
 	MPI_Aint off;
+	bool word_op; /* XOR, OR, AND, SUM: the four without a result too */
 	int id;
 
 	if (!mpil_dt_valid(dt) ||
@@ -207,12 +197,11 @@ amo_fast(MPI_Op op, const void *in, const void *cmp, void *res, MPI_Datatype dt,
 	id = op->id;
 	if (id != MPIL_OP_REPLACE && id != MPIL_OP_NO_OP && !(op->groups & dt->group))
 		return MPIL_FAST_NO;
-	if (res ? (id != MPIL_OP_NO_OP && !in) || (cmp && id != MPIL_OP_REPLACE)
-		: !in || (id != MPIL_OP_BXOR && id != MPIL_OP_BOR && id != MPIL_OP_BAND &&
-			  id != MPIL_OP_SUM))
+	word_op =
+	    id == MPIL_OP_BXOR || id == MPIL_OP_BOR || id == MPIL_OP_BAND || id == MPIL_OP_SUM;
+	if (!word_op && !(res && (id == MPIL_OP_REPLACE || id == MPIL_OP_NO_OP)))
 		return MPIL_FAST_NO;
-	if (id != MPIL_OP_BXOR && id != MPIL_OP_BOR && id != MPIL_OP_BAND && id != MPIL_OP_SUM &&
-	    id != MPIL_OP_REPLACE && id != MPIL_OP_NO_OP)
+	if ((id != MPIL_OP_NO_OP && !in) || (cmp && id != MPIL_OP_REPLACE))
 		return MPIL_FAST_NO;
 	t = fast_part(win, target, disp, 0, 8, &off);
 	if (!t)

@@ -246,6 +246,18 @@ void mpil_win_dyn_release(MPI_Win win);
 /* ---- win_sync.c ------------------------------------------------------------------ */
 /* An access epoch to window rank @target is open (MPI_ERR_RMA_SYNC if not). */
 int mpil_win_access_check(MPI_Win win, int target, const char *fname);
+/* The open epoch already reaches member @t (no lock to take first): the
+ * success cases of mpil_win_access_check, without its side effects. */
+static inline bool mpil_win_epoch_open(MPI_Win win, const mpil_win_target_t *t)
+{
+	switch (win->access) {
+	case MPIL_EPOCH_FENCE: return true;
+	case MPIL_EPOCH_PSCW: return t->pscw_target;
+	case MPIL_EPOCH_LOCK:
+	case MPIL_EPOCH_LOCK_ALL: return t->lock_type != 0;
+	default: return false;
+	}
+}
 /* Operations were started towards @target: a flush (or the end of the
  * epoch) must complete them. */
 static inline void mpil_win_dirty(MPI_Win win, int target)

@@ -132,21 +132,16 @@ int mpil_win_access_check(MPI_Win win, int target, const char *fname)
 	if (target != MPI_PROC_NULL)
 		MPIL_CHECK(check_rank(win, target, fname));
 	t = &win->t[target == MPI_PROC_NULL ? 0 : target];
+	if (ibx_likely(mpil_win_epoch_open(win, t)))
+		return MPI_SUCCESS;
 	switch (win->access) {
-	case MPIL_EPOCH_FENCE: return MPI_SUCCESS;
 	case MPIL_EPOCH_PSCW:
-		if (ibx_likely(t->pscw_target))
-			return MPI_SUCCESS;
 		return mpil_win_err(win, MPI_ERR_RMA_SYNC, fname,
 				    "window rank %d is not in the group of MPI_Win_start", target);
 	case MPIL_EPOCH_LOCK:
-		if (ibx_likely(t->lock_type))
-			return MPI_SUCCESS;
 		return mpil_win_err(win, MPI_ERR_RMA_SYNC, fname,
 				    "window rank %d is not locked by this process", target);
 	case MPIL_EPOCH_LOCK_ALL:
-		if (ibx_likely(t->lock_type))
-			return MPI_SUCCESS;
 		/* the first access under MPI_Win_lock_all takes the lock */
 		return mpil_win_lock_acquire(win, target, MPI_LOCK_SHARED, fname);
 	}

@@ -158,7 +158,7 @@ static void *ctsm_blob(shm_peer_t *p, const ibx_shm_ctsm_t *m, ibx_status_t *s_p
 static ibx_status_t tx_ctsm(shm_peer_t *p, uint32_t id, const ibx_shm_ctsm_t *m)
 {
 	ibx_request_t *req = rq_find_id(&p->rndv_tx, id);
-	ibx_shm_cma_batch_t *b;
+	ibx_shm_cma_batch_t b = {.pid = p->pid, .status = IBX_OK}; /* 8 KiB of iovecs */
 	ibx_status_t s = IBX_OK;
 	void *blob = NULL;
 
@@ -168,16 +168,10 @@ static ibx_status_t tx_ctsm(shm_peer_t *p, uint32_t id, const ibx_shm_ctsm_t *m)
 	ibx_rq_remove(&p->rndv_tx, req);
 	if (m->blob_len)
 		blob = ctsm_blob(p, m, &s);
-	b = s == IBX_OK ? malloc(sizeof(*b)) : NULL;
-	if (s == IBX_OK && !b)
-		s = IBX_ERR_NO_MEMORY;
 	if (s == IBX_OK) {
-		b->pid = p->pid;
-		b->status = IBX_OK;
-		b->nl = b->nr = 0;
 		if (req->dt->ops->pairs(req, p->rank, m->type_id, m->version, blob, m->blob_len,
-					m->rbase, m->count, m->bytes, ctsm_put, b) < 0 &&
-		    b->status == IBX_OK) {
+					m->rbase, m->count, m->bytes, ctsm_put, &b) < 0 &&
+		    b.status == IBX_OK) {
 			ibx_error("shm: rank %d named a receive layout that is corrupt, was never "
 				  "sent, or is short of the message (type %#llx version %u, %llu "
 				  "bytes)",
@@ -186,8 +180,7 @@ static ibx_status_t tx_ctsm(shm_peer_t *p, uint32_t id, const ibx_shm_ctsm_t *m)
 			s = IBX_ERR_CORRUPT;
 		}
 		if (s == IBX_OK)
-			s = ibx_shm_cma_batch_flush(b);
-		free(b);
+			s = ibx_shm_cma_batch_flush(&b);
 	}
 	free(blob);
 	if (s == IBX_ERR_UNREACHABLE) {
