@@ -277,7 +277,8 @@ typedef enum ibx_atomic_op {
 	IBX_ATOMIC_CSWAP, /* *result = *raddr; if it was @compare: *raddr = value */
 } ibx_atomic_op_t;
 /* 8-byte atomic on the owner's word at @raddr (8-byte aligned). @result
- * (NULL only for IBX_ATOMIC_ADD) is written when the request completes. */
+ * (NULL only for IBX_ATOMIC_ADD; 8-byte aligned) is written when the
+ * request completes — without a request (@req NULL), by ibx_flush. */
 IBX_API ibx_status_t ibx_atomic(ibx_ctx_t *ctx, ibx_atomic_op_t op, uint64_t value,
 				uint64_t compare, uint64_t *result, uint64_t raddr,
 				const ibx_rkey_t *rkey, ibx_request_t *req);

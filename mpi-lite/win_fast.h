@@ -135,30 +135,24 @@ static inline __attribute__((always_inline)) bool mpil_win_get_fast(void *obuf, 
 	return xfer_fast(false, obuf, count, odt, target, disp, tcount, tdt, win);
 }
 
-/* A fetching atomic the NIC (or the path) does exactly, on a part not
- * mapped here: started and waited for, as the general path does. Not
- * started: MPIL_FAST_NO (the general path tries and reports); started and
- * failed: the error, reported. */
+/* An atomic the NIC (or the path) does exactly, on a part not mapped
+ * here, started without a request: like MPI_Get's, it completes — and
+ * writes @res, if any — at the flush, unlock, fence or complete that ends
+ * it, where MPI lets the caller read the result; a failure is reported
+ * there. (Waiting here would be a second poll loop per call.) Not started:
+ * MPIL_FAST_NO, the general path tries and reports. */
 static inline int amo_remote(const mpil_win_target_t *t, MPI_Aint off, ibx_atomic_op_t eop,
-			     uint64_t v, uint64_t cmpv, void *res, MPI_Win win, int target,
-			     const char *fname)
+			     uint64_t v, uint64_t cmpv, void *res, MPI_Win win, int target)
 {
-	uint64_t raddr = t->base + (uint64_t)off, old = 0;
-	ibx_request_t rq;
+	uint64_t raddr = t->base + (uint64_t)off;
 	ibx_status_t st;
 
-	if (!t->rk || (raddr & 7))
+	/* the engine stores the result as a word */
+	if (!t->rk || (raddr & 7) || ((uintptr_t)res & 7))
 		return MPIL_FAST_NO;
-	rq.cb = NULL;
-	st = ibx_atomic(mpil_g.ctx, eop, v, cmpv, &old, raddr, t->rk, &rq);
+	st = ibx_atomic(mpil_g.ctx, eop, v, cmpv, res, raddr, t->rk, NULL);
 	if (st != IBX_OK && st != IBX_INPROGRESS)
 		return MPIL_FAST_NO;
-	st = mpil_ibx_wait(&rq);
-	if (st != IBX_OK)
-		return mpil_win_err(win, mpil_err_from_ibx(st), fname,
-				    "atomic update at rank %d failed: %s", target,
-				    ibx_status_str(st));
-	memcpy(res, &old, 8);
 	mpil_win_dirty(win, target);
 	return MPI_SUCCESS;
 }
@@ -173,15 +167,17 @@ static inline int amo_remote(const mpil_win_target_t *t, MPI_Aint off, ibx_atomi
  * locked instruction that follows: random 8-byte XORs from 2 ranks into
  * Win_allocate memory ran 27 M updates/s per rank where the bare `lock
  * xor` runs 196 M. Without a result nothing is fetched (`lock xor`, not a
- * compare-exchange loop). On a part reached through the engine, the
- * fetching forms the NIC does exactly (SUM and NO_OP as fetch-and-add,
- * REPLACE as swap, compare-and-swap): the same atomics the general path
- * uses there. Returns MPI_SUCCESS, an error of a started atomic, or
- * MPIL_FAST_NO: anything else, errors included, for the general path.
+ * compare-exchange loop). On a part reached through the engine, the forms
+ * the NIC does exactly (SUM as add or fetch-and-add, NO_OP as fetch-and-add
+ * of 0, REPLACE as swap, compare-and-swap), completed at the epoch's next
+ * synchronisation: the same atomics the general path uses there. Returns
+ * MPI_SUCCESS or MPIL_FAST_NO: anything else, errors included, for the
+ * general path.
  */
-static inline __attribute__((always_inline)) int
-amo_fast(MPI_Op op, const void *in, const void *cmp, void *res, MPI_Datatype dt, int target,
-	 MPI_Aint disp, MPI_Win win, const char *fname)
+static inline __attribute__((always_inline)) int amo_fast(MPI_Op op, const void *in,
+							  const void *cmp, void *res,
+							  MPI_Datatype dt, int target,
+							  MPI_Aint disp, MPI_Win win)
 {
 	const mpil_win_target_t *t;
 	uint64_t v = 0, old, *w;
@@ -211,17 +207,16 @@ amo_fast(MPI_Op op, const void *in, const void *cmp, void *res, MPI_Datatype dt,
 	if (!t->local) {
 		uint64_t cmpv = 0;
 
-		if (!res)
-			return MPIL_FAST_NO;
 		if (cmp) {
 			memcpy(&cmpv, cmp, 8);
-			return amo_remote(t, off, IBX_ATOMIC_CSWAP, v, cmpv, res, win, target,
-					  fname);
+			return amo_remote(t, off, IBX_ATOMIC_CSWAP, v, cmpv, res, win, target);
 		}
+		if (id == MPIL_OP_SUM && !res)
+			return amo_remote(t, off, IBX_ATOMIC_ADD, v, 0, NULL, win, target);
 		if (id == MPIL_OP_SUM || id == MPIL_OP_NO_OP)
-			return amo_remote(t, off, IBX_ATOMIC_FADD, v, 0, res, win, target, fname);
+			return amo_remote(t, off, IBX_ATOMIC_FADD, v, 0, res, win, target);
 		if (id == MPIL_OP_REPLACE)
-			return amo_remote(t, off, IBX_ATOMIC_SWAP, v, 0, res, win, target, fname);
+			return amo_remote(t, off, IBX_ATOMIC_SWAP, v, 0, res, win, target);
 		return MPIL_FAST_NO; /* XOR, OR, AND: a compare-and-swap loop */
 	}
 	w = (uint64_t *)(void *)((char *)t->local + off);
@@ -259,7 +254,7 @@ mpil_win_acc_fast(const void *obuf, int ocount, MPI_Datatype odt, int target, MP
 {
 	if (ocount != 1 || tcount != 1 || odt != tdt)
 		return MPIL_FAST_NO;
-	return amo_fast(op, obuf, NULL, NULL, tdt, target, disp, win, "MPI_Accumulate");
+	return amo_fast(op, obuf, NULL, NULL, tdt, target, disp, win);
 }
 
 static inline __attribute__((always_inline)) int mpil_win_fop_fast(const void *obuf, void *res,
@@ -269,7 +264,7 @@ static inline __attribute__((always_inline)) int mpil_win_fop_fast(const void *o
 {
 	if (!res)
 		return MPIL_FAST_NO;
-	return amo_fast(op, obuf, NULL, res, dt, target, disp, win, "MPI_Fetch_and_op");
+	return amo_fast(op, obuf, NULL, res, dt, target, disp, win);
 }
 
 static inline __attribute__((always_inline)) int mpil_win_cas_fast(const void *obuf,
@@ -279,7 +274,7 @@ static inline __attribute__((always_inline)) int mpil_win_cas_fast(const void *o
 {
 	if (!obuf || !cmp || !res)
 		return MPIL_FAST_NO;
-	return amo_fast(MPI_REPLACE, obuf, cmp, res, dt, target, disp, win, "MPI_Compare_and_swap");
+	return amo_fast(MPI_REPLACE, obuf, cmp, res, dt, target, disp, win);
 }
 
 #endif /* MPIL_WIN_FAST_H */

@@ -65,16 +65,10 @@ static ibx_status_t op_fail(qp_peer_t *p, qp_op_t *op, bool from_queue, ibx_stat
 			      : ibx_qp_rma_op_fail(p, op, from_queue, why);
 }
 
-ibx_status_t ibx_qp_op_submit(qp_peer_t *p, qp_op_t *op)
+ibx_status_t ibx_qp_op_queue(qp_peer_t *p, qp_op_t *op)
 {
-	ibx_status_t st;
+	ibx_status_t st = ibx_qp_op_enqueue(p, op);
 
-	if (!p->pend_head) {
-		st = op_start(p, op, false);
-		if (st != IBX_ERR_BUSY)
-			return st;
-	}
-	st = ibx_qp_op_enqueue(p, op);
 	return st == IBX_OK ? IBX_INPROGRESS : op_fail(p, op, false, st);
 }
 

@@ -310,10 +310,11 @@ int ibx_qp_path_progress(ibx_ctx_t *ctx, void *state);
 void ibx_qp_peer_fail(qp_peer_t *p, ibx_status_t why, const qp_sqe_t *culprit);
 /* The path op "lose": someone else (the launcher) says the peer is gone. */
 void ibx_qp_peer_lose(ibx_peer_t *peer, const char *why);
-/* Starts @op (on the caller's stack) or queues a copy behind queued work:
- * IBX_INPROGRESS (posted or queued), IBX_OK (completed at once) or an
- * error. */
-ibx_status_t ibx_qp_op_submit(qp_peer_t *p, qp_op_t *op);
+/* Queues a copy of @op (on the caller's stack) behind the peer's queued
+ * work, the peer marked for progress: IBX_INPROGRESS, or the error that
+ * failed it (out of memory). ibx_qp_op_submit (sendq.h) starts an
+ * operation at once when nothing is queued and calls this otherwise. */
+ibx_status_t ibx_qp_op_queue(qp_peer_t *p, qp_op_t *op);
 
 /* channel.c: tagged sends */
 ibx_status_t ibx_qp_tag_send(ibx_peer_t *peer, ibx_request_t *req);

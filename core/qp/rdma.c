@@ -43,6 +43,8 @@
 #include <stdlib.h>
 
 #define CHAIN_MAX 16
+/* A flush polls its own CQ; every this many idle passes the whole engine. */
+#define FLUSH_ALL_EVERY 16
 
 /* Nothing of the QP is outstanding: the WQE about to be posted is alone. */
 static inline bool sq_idle(const qp_peer_t *p)
@@ -323,7 +325,9 @@ static ibx_status_t amo_start(qp_peer_t *p, qp_op_t *op)
 
 /* ---- the operation FIFO's entries ------------------------------------------------ */
 
-ibx_status_t ibx_qp_rma_op_start(qp_peer_t *p, qp_op_t *op, bool from_queue)
+/* Started by a call (rma_submit, inlined there) or from the FIFO
+ * (ibx_qp_rma_op_start). */
+static inline ibx_status_t rma_op_start(qp_peer_t *p, qp_op_t *op, bool from_queue)
 {
 	ibx_status_t st;
 
@@ -345,6 +349,11 @@ ibx_status_t ibx_qp_rma_op_start(qp_peer_t *p, qp_op_t *op, bool from_queue)
 	return IBX_ERR_INVALID_PARAM;
 }
 
+ibx_status_t ibx_qp_rma_op_start(qp_peer_t *p, qp_op_t *op, bool from_queue)
+{
+	return rma_op_start(p, op, from_queue);
+}
+
 /* ---- the path ops ------------------------------------------------------------- */
 
 static ibx_status_t rma_submit(ibx_peer_t *peer, qp_op_t *op)
@@ -359,7 +368,7 @@ static ibx_status_t rma_submit(ibx_peer_t *peer, qp_op_t *op)
 		op->req->status = IBX_INPROGRESS;
 	}
 	p->rma_outstanding++;
-	st = ibx_qp_op_submit(p, op);
+	st = ibx_qp_op_submit(p, op, rma_op_start);
 	if (st == IBX_OK && op->req) {
 		op->req->status = IBX_OK;
 		op->req->completed = 1;
@@ -451,9 +460,13 @@ ibx_status_t ibx_qp_rma_flush(ibx_peer_t *peer)
 		/* unsignalled WQEs complete with the next signalled one */
 		if (!p->pend_head && qp_sq_needs_flush(p))
 			ibx_qp_post_flush_wqe(p);
-		if (ibx_progress(path->ctx) > 0)
+		/* our CQ first (what we wait for is there); the whole engine
+		 * every FLUSH_ALL_EVERY idle passes, for the other paths' peers */
+		if (ibx_qp_path_progress(path->ctx, path) > 0)
 			idle = 0;
-		else if (++idle > 2000)
+		else if (++idle % FLUSH_ALL_EVERY == 0 && ibx_progress(path->ctx) > 0)
+			idle = 0;
+		else if (idle > 2000)
 			sched_yield();
 	}
 	return p->error;

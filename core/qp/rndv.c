@@ -134,7 +134,7 @@ static ibx_status_t fin_start(qp_peer_t *p, uint32_t id)
 static ibx_status_t fin_submit(qp_peer_t *p, uint32_t id)
 {
 	qp_op_t op = {.kind = OP_FIN, .imm = id};
-	ibx_status_t st = ibx_qp_op_submit(p, &op);
+	ibx_status_t st = ibx_qp_op_submit(p, &op, ibx_qp_rndv_op_start);
 
 	if (st == IBX_ERR_NO_MEMORY) {
 		ibx_error("peer %d: rendezvous FIN %u lost: dropping the peer", p->rank, id);
@@ -292,7 +292,7 @@ ibx_status_t ibx_qp_rndv_read(ibx_peer_t *peer, const qp_rts_t *rts, ibx_request
 	op.raddr = rts->addr;
 	op.rkey = rts->rkey;
 	op.a = n;
-	return ibx_qp_op_submit(p, &op);
+	return ibx_qp_op_submit(p, &op, ibx_qp_rndv_op_start);
 }
 
 static ibx_status_t read_start(qp_peer_t *p, qp_op_t *op, bool from_queue)

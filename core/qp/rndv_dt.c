@@ -161,7 +161,7 @@ static ibx_status_t ctrl_send(qp_peer_t *p, uint8_t type, const void *body, size
 	op.imm = type;
 	op.iov = &iov;
 	op.n = 1;
-	st = ibx_qp_op_submit(p, &op);
+	st = ibx_qp_op_submit(p, &op, ibx_qp_rndv_op_start);
 	if (st == IBX_ERR_NO_MEMORY) {
 		free(copy);
 		ibx_qp_peer_fail(p, IBX_ERR_NO_MEMORY, NULL);

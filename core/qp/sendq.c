@@ -70,13 +70,8 @@
 
 /* ---- chained posting ---------------------------------------------------------- */
 
-ibx_status_t ibx_qp_chain_post(qp_peer_t *p, struct ibv_send_wr *first)
+ibx_status_t ibx_qp_chain_post_failed(qp_peer_t *p, const struct ibv_send_wr *bad, int rc)
 {
-	struct ibv_send_wr *bad = NULL;
-	int rc = ibv_post_send(p->qp->qp, first, &bad);
-
-	if (ibx_likely(rc == 0))
-		return IBX_OK;
 	ibx_error(QP_PEER_FMT ": ibv_post_send(%s) failed: %s", QP_PEER_ARGS(p),
 		  bad ? ibx_qp_wr_opcode_str(bad->opcode) : "-", strerror(rc));
 	/* the claimed entries (posted or not) are failed with the peer */

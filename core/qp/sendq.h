@@ -166,6 +166,23 @@ static inline bool qp_peer_has_pending(const qp_peer_t *p)
  * marks the peer: IBX_OK, or IBX_ERR_NO_MEMORY (logged). */
 ibx_status_t ibx_qp_op_enqueue(qp_peer_t *p, const qp_op_t *op);
 
+/* Starts @op (on the caller's stack) with @start, its protocol's start
+ * function, when nothing is queued before it; queues a copy when work is
+ * queued or @start finds no slot (IBX_ERR_BUSY): IBX_INPROGRESS (posted or
+ * queued), IBX_OK (completed at once) or an error. Inline: a one-sided
+ * operation's post is a few calls deep, not five. */
+static inline ibx_status_t ibx_qp_op_submit(qp_peer_t *p, qp_op_t *op,
+					    ibx_status_t (*start)(qp_peer_t *, qp_op_t *, bool))
+{
+	if (ibx_likely(!p->pend_head)) {
+		ibx_status_t st = start(p, op, false);
+
+		if (ibx_likely(st != IBX_ERR_BUSY))
+			return st;
+	}
+	return ibx_qp_op_queue(p, op);
+}
+
 /* Unlinks the FIFO's head (NULL when empty); the caller frees it. */
 static inline qp_op_t *qp_op_pop(qp_peer_t *p)
 {
@@ -229,8 +246,17 @@ ibx_status_t ibx_qp_txb_flush(qp_txb_t *b);
 
 /* ---- posting ---------------------------------------------------------------- */
 
+/* The peer fails: ibv_post_send refused @bad (NULL: unknown) with errno @rc. */
+ibx_status_t ibx_qp_chain_post_failed(qp_peer_t *p, const struct ibv_send_wr *bad, int rc);
+
 /* Posts a chain whose WQEs were claimed; on failure the peer fails. */
-ibx_status_t ibx_qp_chain_post(qp_peer_t *p, struct ibv_send_wr *first);
+static inline ibx_status_t ibx_qp_chain_post(qp_peer_t *p, struct ibv_send_wr *first)
+{
+	struct ibv_send_wr *bad = NULL;
+	int rc = ibv_post_send(p->qp->qp, first, &bad);
+
+	return ibx_likely(rc == 0) ? IBX_OK : ibx_qp_chain_post_failed(p, bad, rc);
+}
 /* Returns credits without a message: a mailbox write of our consumed
  * count (IBX_ERR_BUSY: no send-queue slot). */
 ibx_status_t ibx_qp_credit_return(qp_peer_t *p);

@@ -120,8 +120,11 @@ ibx_status_t ibx_rkey_map(const ibx_rkey_t *rkey, uint64_t raddr, void **ptr_p)
 
 /* ---- put / get ------------------------------------------------------------------- */
 
-static ibx_status_t xfer(ibx_ctx_t *ctx, const struct iovec *iov, int n, uint64_t raddr,
-			 const ibx_rkey_t *rk, ibx_request_t *req, bool put)
+/* Inlined in each entry point: a small put or get is a latency path. */
+static inline __attribute__((always_inline)) ibx_status_t xfer(ibx_ctx_t *ctx,
+							       const struct iovec *iov, int n,
+							       uint64_t raddr, const ibx_rkey_t *rk,
+							       ibx_request_t *req, bool put)
 {
 	ibx_peer_t *peer;
 	size_t total;

@@ -247,6 +247,9 @@ static void gather_check(uint64_t *mine, int n, const char *what, uint64_t expec
 	free(all);
 }
 
+/* Fetch-and-adds on rank 0's counter: the tickets drawn are a permutation.
+ * First each waited for by its request, then (from where the counter
+ * stands) all without requests, their results written by the flush. */
 static void test_tickets(int rounds, uint64_t *region_words)
 {
 	uint64_t *got = calloc((size_t)rounds, 8);
@@ -257,8 +260,19 @@ static void test_tickets(int rounds, uint64_t *region_words)
 	CHECK(ibx_flush_all(g_ctx) == IBX_OK, "flush_all");
 	barrier();
 	gather_check(got, rounds, "tickets", 0, NULL);
+	barrier();
+	for (int i = 0; i < rounds; i++) {
+		got[i] = ~0ull;
+		CHECK(ibx_atomic(g_ctx, IBX_ATOMIC_FADD, 1, 0, &got[i], word(0, W_TICKET), g_rk[0],
+				 NULL) >= 0,
+		      "fetch-add %d without a request", i);
+	}
+	CHECK(ibx_flush(g_ctx, 0) == IBX_OK, "flush of the fetch-adds without requests");
+	barrier();
+	gather_check(got, rounds, "tickets without requests", (uint64_t)rounds * (uint64_t)g_size,
+		     NULL);
 	if (g_rank == 0) {
-		CHECK(region_words[W_TICKET] == (uint64_t)rounds * (uint64_t)g_size,
+		CHECK(region_words[W_TICKET] == 2 * (uint64_t)rounds * (uint64_t)g_size,
 		      "ticket counter %llu", (unsigned long long)region_words[W_TICKET]);
 	}
 	free(got);
