@@ -187,14 +187,31 @@ count_lane() {
 	fi
 }
 
+# In the VM the faults part gets a boot of its own (unless IBX_VERBS_PARTS
+# picks the parts): it takes a link down under traffic, and the kernel's
+# Soft-RoCE driver (Linux 6.1) has been seen to spin both vCPUs in two
+# exiting ranks' QP teardown when that follows the rest of the lane in the
+# same boot (3 CI runs in a row; never from a fresh boot, 21 runs). A wedged
+# guest then cost the whole lane's time limit and every later result; on
+# its own boot it costs only its own, and the soft-lockup watchdog ends the
+# VM with the kernel's backtrace (run-in-vm.sh) instead of waiting.
 run_verbs() {
 	local log=$LOGDIR/verbs.log
 	if [ "${IBX_VERBS_NATIVE:-0}" = 1 ]; then
 		bash tests/rxe/suite.sh >"$log" 2>&1
-	else
+		count_lane verbs "$log" $?
+	elif [ -n "${IBX_VERBS_PARTS:-}" ]; then
 		bash tests/rxe/run-in-vm.sh --timeout 1800 -- bash tests/rxe/suite.sh >"$log" 2>&1
+		count_lane verbs "$log" $?
+	else
+		IBX_VERBS_PARTS=-faults bash tests/rxe/run-in-vm.sh --timeout 1800 -- \
+			bash tests/rxe/suite.sh >"$log" 2>&1
+		count_lane verbs "$log" $?
+		log=$LOGDIR/verbs-faults.log
+		IBX_VERBS_PARTS=faults bash tests/rxe/run-in-vm.sh --timeout 600 -- \
+			bash tests/rxe/suite.sh >"$log" 2>&1
+		count_lane verbs-faults "$log" $?
 	fi
-	count_lane verbs "$log" $?
 }
 
 # Slurm's own cluster (tests/slurm/run.sh), when the tree has it.

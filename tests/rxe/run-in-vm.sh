@@ -21,7 +21,8 @@
 #
 # Exit status: the command's; 124 when the guest did not finish within the
 # timeout (it is killed); 125 when the VM could not be set up (the console log
-# is shown). The command's stdin is /dev/null. Files it writes outside the
+# is shown) or its kernel panicked (a CPU stuck in the kernel for a minute
+# panics it; the backtrace is shown). The command's stdin is /dev/null. Files it writes outside the
 # working directory stay in the guest (RAM) and are gone after the run.
 # Environment: IBX_RXE_CACHE (kernel cache), IBX_RXE_VERBOSE=1 (boot timing
 # and the guest console on stderr; 2: with every kernel message), IBX_RXE_SMP (vCPUs, default 2: more
@@ -130,16 +131,21 @@ cat "$JOB/err.out" >&2 &
 CAT_ERR=$!
 
 SMP=${IBX_RXE_SMP:-2}
-# The kernel's boot messages cost time on the emulated UART: only at level 2.
-quiet=quiet
+# The kernel's boot messages cost time on the emulated UART: only at level 2;
+# otherwise errors and warnings (level 4 and below: a backtrace is level 4).
+quiet="quiet loglevel=5"
 [ "${IBX_RXE_VERBOSE:-0}" = 2 ] && quiet=
+# A CPU stuck in the kernel for 2 x 30 s (the soft-lockup watchdog) panics the
+# guest, and panic=-1 with -no-reboot ends qemu: the run ends with the
+# kernel's backtrace on the console instead of waiting for the time limit.
+watchdog="watchdog_thresh=30 softlockup_panic=1"
 # qemu splits option values at commas; a literal comma is written twice.
 qpath() { printf '%s' "${1//,/,,}"; }
 qemu=(qemu-system-x86_64
 	-accel tcg -cpu max -smp "$SMP" -m "$MEM"
 	-nodefaults -no-user-config -no-reboot -display none
 	-kernel "$IBX_RXE_VMLINUZ" -initrd "$IBX_RXE_INITRD"
-	-append "console=ttyS0 panic=-1 $quiet mitigations=off tsc=reliable ibx.job=$JOB"
+	-append "console=ttyS0 panic=-1 $watchdog $quiet mitigations=off tsc=reliable ibx.job=$JOB"
 	-serial "file:$JOB/console.log"
 	-fsdev "local,id=hostroot,path=/,security_model=none,readonly=on,multidevs=remap"
 	-device virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot
@@ -194,6 +200,12 @@ if [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
 	say "TIMEOUT: the guest did not finish within ${TIMEOUT}s and was killed${ready:+ (it had booted in ${ready}s)}"
 	[ "${IBX_RXE_VERBOSE:-0}" != 0 ] || show_console
 	exit 124
+fi
+if tr -d '\r' <"$JOB/console.log" 2>/dev/null | grep -q 'Kernel panic'; then
+	# The first report and its backtrace, short enough for a log's tail.
+	say "the guest kernel panicked (qemu exit $qrc); its first report:"
+	tr -d '\r' <"$JOB/console.log" | sed -n '/BUG:\|Oops\|Kernel panic/,$p' | head -n 36 | sed 's/^/  | /' >&2
+	exit 125
 fi
 say "the VM ended without reporting an exit status (qemu exit $qrc); IBX_RXE_VERBOSE=2 shows the whole kernel log"
 [ "${IBX_RXE_VERBOSE:-0}" != 0 ] || show_console

@@ -32,7 +32,8 @@
 #             with an error naming the peer, device and QP, leaving nothing
 #             in /dev/shm and no verbs resources
 # Environment: BUILD (default build), IBX_VERBS_PARTS (subset of PARTS,
-# space or comma separated), IBX_TEST_FILTER (substring of test names),
+# space or comma separated; names written -name instead leave those parts
+# out of the whole list, e.g. "-faults"), IBX_TEST_FILTER (substring of test names),
 # IBX_TEST_NPS (rank counts for the mpi part, default 2,4), and the device
 # overrides of lib.sh (IBX_DEVICE=name:port, IBX_GID_INDEX, IBX_VERBS_SERVER_ADDR).
 # The whole script is one { } group, which bash parses completely before
@@ -559,6 +560,13 @@ fi
 parts=("${PARTS[@]}")
 if [ -n "${IBX_VERBS_PARTS:-}" ]; then
 	read -r -a parts <<<"${IBX_VERBS_PARTS//,/ }"
+	if [[ ${parts[0]} == -* ]]; then # "-a -b": every part but a and b
+		omit=" ${parts[*]} "
+		parts=()
+		for p in "${PARTS[@]}"; do
+			[[ $omit == *" -$p "* ]] || parts+=("$p")
+		done
+	fi
 fi
 for p in "${parts[@]}"; do
 	if ! declare -F "part_$p" >/dev/null; then
