@@ -195,22 +195,23 @@ count_lane() {
 # guest then cost the whole lane's time limit and every later result; on
 # its own boot it costs only its own, and the soft-lockup watchdog ends the
 # VM with the kernel's backtrace (run-in-vm.sh) instead of waiting.
+# verbs_boot LANE SECONDS: one VM boot running suite.sh (IBX_VERBS_PARTS
+# from the caller), its lines counted as LANE, logged in LANE.log.
+verbs_boot() {
+	local log=$LOGDIR/$1.log
+	bash tests/rxe/run-in-vm.sh --timeout "$2" -- bash tests/rxe/suite.sh >"$log" 2>&1
+	count_lane "$1" "$log" $?
+}
+
 run_verbs() {
-	local log=$LOGDIR/verbs.log
 	if [ "${IBX_VERBS_NATIVE:-0}" = 1 ]; then
-		bash tests/rxe/suite.sh >"$log" 2>&1
-		count_lane verbs "$log" $?
+		bash tests/rxe/suite.sh >"$LOGDIR/verbs.log" 2>&1
+		count_lane verbs "$LOGDIR/verbs.log" $?
 	elif [ -n "${IBX_VERBS_PARTS:-}" ]; then
-		bash tests/rxe/run-in-vm.sh --timeout 1800 -- bash tests/rxe/suite.sh >"$log" 2>&1
-		count_lane verbs "$log" $?
+		verbs_boot verbs 1800
 	else
-		IBX_VERBS_PARTS=-faults bash tests/rxe/run-in-vm.sh --timeout 1800 -- \
-			bash tests/rxe/suite.sh >"$log" 2>&1
-		count_lane verbs "$log" $?
-		log=$LOGDIR/verbs-faults.log
-		IBX_VERBS_PARTS=faults bash tests/rxe/run-in-vm.sh --timeout 600 -- \
-			bash tests/rxe/suite.sh >"$log" 2>&1
-		count_lane verbs-faults "$log" $?
+		IBX_VERBS_PARTS=-faults verbs_boot verbs 1800
+		IBX_VERBS_PARTS=faults verbs_boot verbs-faults 600
 	fi
 }
 

@@ -22,8 +22,9 @@
 # Exit status: the command's; 124 when the guest did not finish within the
 # timeout (it is killed); 125 when the VM could not be set up (the console log
 # is shown) or its kernel panicked (a CPU stuck in the kernel for a minute
-# panics it; the backtrace is shown). The command's stdin is /dev/null. Files it writes outside the
-# working directory stay in the guest (RAM) and are gone after the run.
+# panics it; the backtrace is shown). The command's stdin is /dev/null. Files
+# it writes outside the working directory stay in the guest (RAM) and are gone
+# after the run.
 # Environment: IBX_RXE_CACHE (kernel cache), IBX_RXE_VERBOSE=1 (boot timing
 # and the guest console on stderr; 2: with every kernel message), IBX_RXE_SMP (vCPUs, default 2: more
 # vCPUs than host cores make busy-polling ranks lose their CPU), and those of
