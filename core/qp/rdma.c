@@ -121,15 +121,21 @@ ibx_status_t ibx_qp_rma_op_fail(qp_peer_t *p, qp_op_t *op, bool from_queue, ibx_
 
 /* ---- put / get / put_imm -------------------------------------------------------- */
 
+static ibx_status_t rma_start_chain(qp_peer_t *p, qp_op_t *op, bool from_queue);
+
+/* The two small cases (an inline write, a get through a bounce buffer) are
+ * posted from here with a frame of one WQE (under 1 KiB of stack);
+ * everything else goes to rma_start_chain, whose WQE and SGE arrays take
+ * 10 KiB. A small put or get from a thread with a small stack (user-level
+ * threads often have 16 KiB) then does not come near its end. */
 static ibx_status_t rma_start(qp_peer_t *p, qp_op_t *op, bool from_queue)
 {
 	qp_path_t *path = p->path;
 	bool is_read = op->kind == OP_GET, is_imm = op->kind == OP_PUT_IMM;
 	uint32_t maxsge = is_read ? path->max_sge_rd : path->max_sge;
-	struct ibv_send_wr wr[CHAIN_MAX];
-	struct ibv_sge sge[CHAIN_MAX][32];
+	struct ibv_send_wr wr[1];
+	struct ibv_sge sge[1][32];
 	size_t total;
-	int nwr = 0;
 	ibx_status_t st;
 
 	if (maxsge > 32)
@@ -199,6 +205,29 @@ static ibx_status_t rma_start(qp_peer_t *p, qp_op_t *op, bool from_queue)
 		st = ibx_qp_chain_post(p, wr);
 		return st == IBX_OK ? IBX_INPROGRESS : st;
 	}
+	return rma_start_chain(p, op, from_queue);
+
+busy:
+	/* the credit of a write with immediate is taken again next time */
+	if (is_imm)
+		qp_credit_undo(p);
+	return IBX_ERR_BUSY;
+}
+
+/* rma_start's general case: registered buffers, any number of WQEs. */
+static __attribute__((noinline)) ibx_status_t rma_start_chain(qp_peer_t *p, qp_op_t *op,
+							      bool from_queue)
+{
+	qp_path_t *path = p->path;
+	bool is_read = op->kind == OP_GET, is_imm = op->kind == OP_PUT_IMM;
+	uint32_t maxsge = is_read ? path->max_sge_rd : path->max_sge;
+	struct ibv_send_wr wr[CHAIN_MAX];
+	struct ibv_sge sge[CHAIN_MAX][32];
+	int nwr = 0;
+	ibx_status_t st;
+
+	if (maxsge > 32)
+		maxsge = 32;
 	if (!op->regs && op->n > 0) {
 		qp_regs_t *regs = calloc(1, sizeof(*regs) + (size_t)op->n * sizeof(regs->r[0]));
 

@@ -89,9 +89,22 @@ cleanup() {
 	fi
 	rm -rf "$JOB"
 }
+# The guest's console so far: on a failure, and when an outer time limit
+# stops this script (the guest may have hung before the command started).
+show_console() {
+	local n=40
+	[ "${IBX_RXE_VERBOSE:-0}" != 0 ] && n=100000
+	say "---- guest console (last $n lines) ----"
+	tr -d '\r' <"$JOB/console.log" 2>/dev/null | tail -n $n | sed 's/^/  | /' >&2
+	if [ -s "$JOB/qemu.log" ]; then
+		say "---- qemu ----"
+		sed 's/^/  | /' "$JOB/qemu.log" >&2
+	fi
+}
+
 trap cleanup EXIT
 trap 'say "interrupted"; exit 130' INT
-trap 'say "terminated"; exit 143' TERM
+trap 'say "terminated"; [ "${IBX_RXE_VERBOSE:-0}" != 0 ] || show_console; exit 143' TERM
 
 # guest.conf is sourced by busybox sh in the initramfs: single-quote values.
 sq() { printf "'%s'" "${1//\'/\'\\\'\'}"; }
@@ -179,17 +192,6 @@ ready=$(sed -n 's/^ready \([0-9.]*\).*/\1/p' "$JOB/status" 2>/dev/null | head -n
 status=$(sed -n 's/^exit \([0-9]*\).*/\1/p' "$JOB/status" 2>/dev/null | tail -n 1)
 # Fallback when the status port lost it: the sentinel on the serial console.
 [ -n "$status" ] || status=$(tr -d '\r' <"$JOB/console.log" 2>/dev/null | sed -n 's/.*IBX-RXE-EXIT \([0-9]*\).*/\1/p' | tail -n 1)
-
-show_console() {
-	local n=40
-	[ "${IBX_RXE_VERBOSE:-0}" != 0 ] && n=100000
-	say "---- guest console (last $n lines) ----"
-	tr -d '\r' <"$JOB/console.log" 2>/dev/null | tail -n $n | sed 's/^/  | /' >&2
-	if [ -s "$JOB/qemu.log" ]; then
-		say "---- qemu ----"
-		sed 's/^/  | /' "$JOB/qemu.log" >&2
-	fi
-}
 
 verbose "guest ready after ${ready:-?} s of guest uptime; whole run $(awk "BEGIN {printf \"%.1f\", $t1 - $t0}") s"
 [ "${IBX_RXE_VERBOSE:-0}" != 0 ] && show_console

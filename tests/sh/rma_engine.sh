@@ -66,7 +66,7 @@ if [[ " $PARTS " == *" verbs "* ]]; then
 		exit 1
 	elif command -v qemu-system-x86_64 >/dev/null && [ -f tests/rxe/run-in-vm.sh ]; then
 		IBX_IN_RXE_VM=1 IBX_RXE_PASSENV="IBX_IN_RXE_VM RMA_ENGINE_ROUNDS" \
-			bash tests/rxe/run-in-vm.sh --timeout 900 -- bash tests/sh/rma_engine.sh ||
+			bash tests/rxe/run-in-vm.sh --timeout 480 -- bash tests/sh/rma_engine.sh ||
 			{ echo "rma_engine: verbs part failed"; exit 1; }
 		ran=1
 	else

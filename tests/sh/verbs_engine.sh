@@ -40,7 +40,7 @@ if [ "${IBX_IN_RXE_VM:-0}" != 1 ]; then
 			exit 77
 		fi
 		IBX_IN_RXE_VM=1 IBX_RXE_PASSENV="IBX_IN_RXE_VM VERBS_ENGINE_COUNT VERBS_ENGINE_NP" \
-			exec bash tests/rxe/run-in-vm.sh --timeout 900 -- bash tests/sh/verbs_engine.sh
+			exec bash tests/rxe/run-in-vm.sh --timeout 480 -- bash tests/sh/verbs_engine.sh
 	fi
 fi
 have_device || { echo "no verbs device"; exit 1; }
