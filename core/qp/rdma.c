@@ -121,7 +121,16 @@ ibx_status_t ibx_qp_rma_op_fail(qp_peer_t *p, qp_op_t *op, bool from_queue, ibx_
 
 /* ---- put / get / put_imm -------------------------------------------------------- */
 
-static ibx_status_t rma_start_chain(qp_peer_t *p, qp_op_t *op, bool from_queue);
+static ibx_status_t rma_start_chain(qp_peer_t *p, qp_op_t *op, bool from_queue, uint32_t maxsge);
+
+/* No send-queue slot yet: the operation is started again later. */
+static ibx_status_t rma_busy(qp_peer_t *p, bool is_imm)
+{
+	/* the credit of a write with immediate is taken again next time */
+	if (is_imm)
+		qp_credit_undo(p);
+	return IBX_ERR_BUSY;
+}
 
 /* The two small cases (an inline write, a get through a bounce buffer) are
  * posted from here with a frame of one WQE (under 1 KiB of stack);
@@ -157,7 +166,7 @@ static ibx_status_t rma_start(qp_peer_t *p, qp_op_t *op, bool from_queue)
 		int k = 0;
 
 		if (qp_sq_space(p) == 0)
-			goto busy;
+			return rma_busy(p, is_imm);
 		for (int i = 0; i < op->n; i++)
 			if (op->iov[i].iov_len)
 				sge[0][k++] = (struct ibv_sge){(uintptr_t)op->iov[i].iov_base,
@@ -186,7 +195,7 @@ static ibx_status_t rma_start(qp_peer_t *p, qp_op_t *op, bool from_queue)
 		qp_sqe_t *e;
 
 		if (qp_sq_space(p) == 0)
-			goto busy;
+			return rma_busy(p, is_imm);
 		b = path->tx_free[--path->tx_nfree];
 		buf = path->tx_mem + (size_t)b * path->tx_stride;
 		*(get_bcopy_hdr_t *)(void *)buf = (get_bcopy_hdr_t){op->iov[0].iov_base, total};
@@ -205,29 +214,21 @@ static ibx_status_t rma_start(qp_peer_t *p, qp_op_t *op, bool from_queue)
 		st = ibx_qp_chain_post(p, wr);
 		return st == IBX_OK ? IBX_INPROGRESS : st;
 	}
-	return rma_start_chain(p, op, from_queue);
-
-busy:
-	/* the credit of a write with immediate is taken again next time */
-	if (is_imm)
-		qp_credit_undo(p);
-	return IBX_ERR_BUSY;
+	return rma_start_chain(p, op, from_queue, maxsge);
 }
 
-/* rma_start's general case: registered buffers, any number of WQEs. */
+/* rma_start's general case: registered buffers, any number of WQEs of at
+ * most @maxsge entries each (rma_start's, already capped at 32). */
 static __attribute__((noinline)) ibx_status_t rma_start_chain(qp_peer_t *p, qp_op_t *op,
-							      bool from_queue)
+							      bool from_queue, uint32_t maxsge)
 {
 	qp_path_t *path = p->path;
 	bool is_read = op->kind == OP_GET, is_imm = op->kind == OP_PUT_IMM;
-	uint32_t maxsge = is_read ? path->max_sge_rd : path->max_sge;
 	struct ibv_send_wr wr[CHAIN_MAX];
 	struct ibv_sge sge[CHAIN_MAX][32];
 	int nwr = 0;
 	ibx_status_t st;
 
-	if (maxsge > 32)
-		maxsge = 32;
 	if (!op->regs && op->n > 0) {
 		qp_regs_t *regs = calloc(1, sizeof(*regs) + (size_t)op->n * sizeof(regs->r[0]));
 
@@ -304,14 +305,9 @@ static __attribute__((noinline)) ibx_status_t rma_start_chain(qp_peer_t *p, qp_o
 			return st;
 	}
 	if (op->pos < op->n)
-		goto busy;
+		return rma_busy(p, is_imm);
 	return IBX_INPROGRESS;
 
-busy:
-	/* the credit of a write with immediate is taken again next time */
-	if (is_imm)
-		qp_credit_undo(p);
-	return IBX_ERR_BUSY;
 fail:
 	if (is_imm)
 		qp_credit_undo(p);

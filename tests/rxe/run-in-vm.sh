@@ -104,7 +104,7 @@ show_console() {
 
 trap cleanup EXIT
 trap 'say "interrupted"; exit 130' INT
-trap 'say "terminated"; [ "${IBX_RXE_VERBOSE:-0}" != 0 ] || show_console; exit 143' TERM
+trap 'say "terminated"; show_console; exit 143' TERM
 
 # guest.conf is sourced by busybox sh in the initramfs: single-quote values.
 sq() { printf "'%s'" "${1//\'/\'\\\'\'}"; }
