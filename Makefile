@@ -109,6 +109,9 @@ SHTEST_BINS := $(patsubst tests/sh/%.c,$(BUILD)/tests/sh/%,$(SHTEST_SRCS))
 # examples: libibx.so; MPI examples: libmpilite.so); none under sanitizers.
 EXAMPLE_BINS := $(if $(SAN),,$(patsubst examples/%.c,$(BUILD)/examples/%,$(EXAMPLE_SRCS)))
 BENCH_BINS := $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_SRCS))
+# LD_PRELOAD libraries of the benchmark scripts (none under sanitizers: a
+# preloaded sanitizer runtime would have to come first)
+BENCH_PRELOADS := $(if $(SAN),,$(patsubst bench/preload/%.c,$(BUILD)/bench/%.so,$(sort $(wildcard bench/preload/*.c))))
 
 LIBS := $(LIBIBX_A) $(LIBMPIL_A)
 ifeq ($(SAN),)
@@ -119,7 +122,8 @@ endif
 	uninstall clean format format-check bench fuzz FORCE
 all: libs $(MPIRUN_BIN) $(MPICC_BIN) $(MPICXX_BIN) $(IBTEST_BIN) tests $(BUILD)/ibx.pc $(BUILD)/mpilite.pc
 libs: $(LIBS)
-tests: $(UNIT_BINS) $(MPITEST_BINS) $(RXETEST_BINS) $(SHTEST_BINS) $(BENCH_BINS) $(EXAMPLE_BINS)
+tests: $(UNIT_BINS) $(MPITEST_BINS) $(RXETEST_BINS) $(SHTEST_BINS) $(BENCH_BINS) $(BENCH_PRELOADS) \
+	$(EXAMPLE_BINS)
 
 # Objects are rebuilt when the compiler or its flags change, not only when
 # their sources do (the stamp holds the last command line).
@@ -210,6 +214,10 @@ $(BUILD)/examples/%: examples/%.c $(LIBIBX_SO) $(LIBMPIL_SO)
 $(BUILD)/bench/%: bench/%.c $(LIBMPIL_A) $(LIBIBX_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(LIBMPIL_A) $(LIBIBX_A) $(LDLIBS_ALL)
+
+$(BUILD)/bench/%.so: bench/preload/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -shared -o $@ $< -ldl
 
 # Fuzz targets (clang libFuzzer, whatever CC is): make fuzz builds every
 # tests/fuzz/fuzz_*.c into $(BUILD)/fuzz/, linked against one archive of
