@@ -100,15 +100,8 @@ SETTLE=1
 . bench/rxe_opts.inc
 rxe_parse_args rxe-compare "$@"
 
-if [ "${IBX_VERBS_NATIVE:-0}" != 1 ] && [ "${IBX_RXE_GUEST:-0}" != 1 ]; then
-	exec bash tests/rxe/run-in-vm.sh --timeout "${IBX_RXE_TIMEOUT:-5400}" -- \
-		bash bench/rxe-compare.sh "${ARGS[@]}"
-fi
-
-# shellcheck source=../tests/rxe/lib.sh
-. tests/rxe/lib.sh
-ulimit -l unlimited 2>/dev/null || true
-rxe_select_device || { echo "rxe-compare: no verbs device with an active port" >&2; exit 1; }
+rxe_boot bench/rxe-compare.sh 1 "${ARGS[@]}"
+rxe_device rxe-compare
 
 BUILD=${BUILD:-build}
 IBTEST=$BUILD/bin/ibtest
@@ -168,9 +161,7 @@ pingpong_run() {
 		add_sample_stats "$log" mpilite
 		return
 	fi
-	NFAIL=$((NFAIL + 1))
-	say "rxe-compare: mpi-lite pingpong (repetition $REP) failed; see $log"
-	tail -n 5 "$log" | sed 's/^/    | /' >&2
+	run_failed "rxe-compare: mpi-lite pingpong (repetition $REP) failed; see $log" "$log"
 }
 
 # The engine's tagged ping-pong over verbs, per-iteration samples (t_typical).
@@ -183,9 +174,7 @@ engine_tag_run() {
 		add send_lat engine "$(echo "$res" | awk '{ print $5 }')"
 		return 0
 	fi
-	NFAIL=$((NFAIL + 1))
-	say "rxe-compare: ibtest shm_lat over verbs (run $1) failed; see $log"
-	tail -n 5 "$log" | sed 's/^/    | /' >&2
+	run_failed "rxe-compare: ibtest shm_lat over verbs (run $1) failed; see $log" "$log"
 }
 
 # MPI one-sided operations over verbs: ibtest rma_lat's 8-byte median.
@@ -207,9 +196,7 @@ rma_run() {
 			add "rma_$name" mpilite "$lat"
 			continue
 		fi
-		NFAIL=$((NFAIL + 1))
-		say "rxe-compare: ibtest rma_lat -o $op over verbs (repetition $REP) failed; see $log"
-		tail -n 5 "$log" | sed 's/^/    | /' >&2
+		run_failed "rxe-compare: ibtest rma_lat -o $op over verbs (repetition $REP) failed; see $log" "$log"
 	done
 }
 
@@ -227,9 +214,7 @@ lock_run() {
 		add lock_handoff mpilite "$cyc"
 		return 0
 	fi
-	NFAIL=$((NFAIL + 1))
-	say "rxe-compare: ibtest lock over verbs (repetition $REP) failed; see $log"
-	tail -n 5 "$log" | sed 's/^/    | /' >&2
+	run_failed "rxe-compare: ibtest lock over verbs (repetition $REP) failed; see $log" "$log"
 }
 
 T0=$SECONDS

@@ -52,17 +52,10 @@ SETTLE=1
 . bench/rxe_opts.inc
 rxe_parse_args rxe-link "$@"
 
-if [ "${IBX_RXE_GUEST:-0}" != 1 ]; then
-	exec bash tests/rxe/run-in-vm.sh --timeout "${IBX_RXE_TIMEOUT:-5400}" -- \
-		bash bench/rxe-link.sh "${ARGS[@]}"
-fi
-
-# shellcheck source=../tests/rxe/lib.sh
-. tests/rxe/lib.sh
+rxe_boot bench/rxe-link.sh 0 "${ARGS[@]}"
+rxe_device rxe-link
 # shellcheck source=../tests/rxe/link.sh
 . tests/rxe/link.sh
-ulimit -l unlimited 2>/dev/null || true
-rxe_select_device || { echo "rxe-link: no verbs device with an active port" >&2; exit 1; }
 link_up || { echo "rxe-link: cannot set up the two-node link (tests/rxe/link.sh)" >&2; exit 1; }
 VERBS_DEV=rxn1 VERBS_PORT=1 CLIENT_DEV=rxn0
 
@@ -93,9 +86,7 @@ mpi_run() {
 	shift 2
 	sleep "$SETTLE"
 	timeout -k 5 "$TIMEOUT" "$MPIRUN" "${NODES[@]}" -n "$np" "${PIN_RANKS[@]}" "$@" >"$log" 2>&1 && return 0
-	NFAIL=$((NFAIL + 1))
-	say "rxe-link: $* on $np ranks (repetition $REP) failed; see $log"
-	tail -n 5 "$log" | sed 's/^/    | /' >&2
+	run_failed "rxe-link: $* on $np ranks (repetition $REP) failed; see $log" "$log"
 	return 1
 }
 

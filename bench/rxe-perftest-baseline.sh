@@ -30,15 +30,10 @@ while [ $# -gt 0 ]; do
 done
 [[ $ITERS =~ ^[0-9]+$ ]] && [ "$ITERS" -ge 5 ] || { echo "$0: -n needs a number >= 5" >&2; exit 2; }
 
-if [ "${IBX_VERBS_NATIVE:-0}" != 1 ] && [ "${IBX_RXE_GUEST:-0}" != 1 ]; then
-	exec bash tests/rxe/run-in-vm.sh --timeout "${IBX_RXE_TIMEOUT:-900}" -- \
-		bash bench/rxe-perftest-baseline.sh -n "$ITERS"
-fi
-
-# shellcheck source=../tests/rxe/lib.sh
-. tests/rxe/lib.sh
-ulimit -l unlimited 2>/dev/null || true
-rxe_select_device || { echo "no verbs device with an active port" >&2; exit 1; }
+# shellcheck source=rxe_opts.inc
+. bench/rxe_opts.inc
+rxe_boot bench/rxe-perftest-baseline.sh 1 -n "$ITERS"
+rxe_device rxe-perftest-baseline
 
 BUILD=${BUILD:-build}
 OUT=${IBX_BENCH_OUT:-$BUILD/bench/rxe-perftest-baseline.tsv}

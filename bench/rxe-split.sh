@@ -46,15 +46,8 @@ export BW_ITERS PP_BLOCK PP_WARMUP # checked by rxe_parse_args, unused here
 . bench/rxe_opts.inc
 rxe_parse_args rxe-split "$@"
 
-if [ "${IBX_VERBS_NATIVE:-0}" != 1 ] && [ "${IBX_RXE_GUEST:-0}" != 1 ]; then
-	exec bash tests/rxe/run-in-vm.sh --timeout "${IBX_RXE_TIMEOUT:-3600}" -- \
-		bash bench/rxe-split.sh "${ARGS[@]}"
-fi
-
-# shellcheck source=../tests/rxe/lib.sh
-. tests/rxe/lib.sh
-ulimit -l unlimited 2>/dev/null || true
-rxe_select_device || { echo "rxe-split: no verbs device with an active port" >&2; exit 1; }
+rxe_boot bench/rxe-split.sh 1 "${ARGS[@]}"
+rxe_device rxe-split
 
 BUILD=${BUILD:-build}
 IBTEST=$BUILD/bin/ibtest
@@ -124,9 +117,7 @@ mpi_run() {
 		add_split "$m" mpilite
 		return
 	fi
-	NFAIL=$((NFAIL + 1))
-	say "rxe-split: ibtest rma_lat -o $op over verbs (repetition $REP) failed; see $log"
-	tail -n 5 "$log" | sed 's/^/    | /' >&2
+	run_failed "rxe-split: ibtest rma_lat -o $op over verbs (repetition $REP) failed; see $log" "$log"
 }
 
 # one_kind METRIC PERFTEST_TOOL IBTEST_CMD MPI_OP SWAP SIZE_OPTS...
