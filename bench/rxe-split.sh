@@ -69,9 +69,10 @@ export IBX_DEVICE=${IBX_DEVICE:-$VERBS_DEV:$VERBS_PORT}
 # shellcheck source=rxe_lib.inc
 . bench/rxe_lib.inc
 
-# split_env TAG: the environment that preloads the wrapper for one run.
+# split_env TAG: SPLIT_ENV, the environment (env's arguments) that preloads
+# the wrapper for one run.
 split_env() {
-	echo LD_PRELOAD="$SPLIT_SO" DOORBELL_SPLIT_OUT="$LOGDIR/$1.split" DOORBELL_SPLIT_TAG="$1"
+	SPLIT_ENV=(LD_PRELOAD="$SPLIT_SO" DOORBELL_SPLIT_OUT="$LOGDIR/$1.split" DOORBELL_SPLIT_TAG="$1")
 }
 
 # field_median LINE KEY: the median (first number) of KEY=median,p25,p75.
@@ -87,8 +88,7 @@ add_split() {
 	line=$(awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^n=/) n = substr($i, 3) + 0
 		if (n > best) { best = n; l = $0 } } END { print l }' "$f" 2>/dev/null)
 	if [ -z "$line" ]; then
-		NFAIL=$((NFAIL + 1))
-		say "rxe-split: no doorbell report from $1 ($2, repetition $REP) in $f"
+		run_failed "rxe-split: no doorbell report from $1 ($2, repetition $REP) in $f" "$f"
 		return 1
 	fi
 	add "${1}_in" "$2" "$(field_median "$line" in_us)"
@@ -99,8 +99,8 @@ add_split() {
 perftest_pair() {
 	local m=$1 lane=$2
 	shift 2
-	# shellcheck disable=SC2046
-	measure "$m" "$lane" 5 env $(split_env "$m.$lane.$REP") "$@" && add_split "$m" "$lane"
+	split_env "$m.$lane.$REP"
+	measure "$m" "$lane" 5 env "${SPLIT_ENV[@]}" "$@" && add_split "$m" "$lane"
 }
 
 # mpi_run METRIC OP: ibtest rma_lat over verbs, both ranks preloaded.
@@ -108,8 +108,8 @@ mpi_run() {
 	local m=$1 op=$2 log lat
 	log=$LOGDIR/$m.mpilite.$REP.log
 	sleep "$SETTLE"
-	# shellcheck disable=SC2046
-	if env $(split_env "$m.mpilite.$REP") IBX_PATHS=verbs timeout -k 5 "$TIMEOUT" "$MPIRUN" -n 2 \
+	split_env "$m.mpilite.$REP"
+	if env "${SPLIT_ENV[@]}" IBX_PATHS=verbs timeout -k 5 "$TIMEOUT" "$MPIRUN" -n 2 \
 		"${PIN_RANKS[@]}" "$IBTEST" rma_lat -o "$op" -w allocate -y flush -s 8 -n "$LAT_ITERS" \
 		--typical >"$log" 2>&1 &&
 		lat=$(awk '$1 == "8" && $2 ~ /^[0-9.]+$/ { print $2; exit }' "$log") && [ -n "$lat" ]; then
