@@ -107,17 +107,8 @@ BUILD=${BUILD:-build}
 IBTEST=$BUILD/bin/ibtest
 MPIRUN=$BUILD/bin/mpilite-run
 PINGPONG=$BUILD/bench/pingpong
-OUTDIR=$BUILD/bench
-OUT=${OUT:-$OUTDIR/rxe-compare.json}
-LOGDIR=$OUTDIR/rxe-compare-logs
-mkdir -p "$LOGDIR" || exit 1
-rm -f "$LOGDIR"/*.server "$LOGDIR"/*.client "$LOGDIR"/*.log
-for f in "$IBTEST" "$MPIRUN" "$PINGPONG"; do
-	[ -x "$f" ] || { echo "rxe-compare: $f is not built (make)" >&2; exit 1; }
-done
-for t in ib_write_bw ib_write_lat ib_read_lat ib_atomic_lat ib_send_lat; do
-	command -v "$t" >/dev/null || { echo "rxe-compare: $t missing (perftest)" >&2; exit 1; }
-done
+rxe_outputs
+rxe_require "$IBTEST" "$MPIRUN" "$PINGPONG" -- ib_write_bw ib_write_lat ib_read_lat ib_atomic_lat ib_send_lat
 export IBX_DEVICE=${IBX_DEVICE:-$VERBS_DEV:$VERBS_PORT}
 
 # shellcheck source=rxe_lib.inc

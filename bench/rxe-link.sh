@@ -64,17 +64,8 @@ MPIRUN=$BUILD/bin/mpilite-run
 PINGPONG=$BUILD/bench/pingpong
 STREAM=$BUILD/bench/stream
 COLL=$BUILD/bench/coll
-OUTDIR=$BUILD/bench
-OUT=${OUT:-$OUTDIR/rxe-link.json}
-LOGDIR=$OUTDIR/rxe-link-logs
-mkdir -p "$LOGDIR" || exit 1
-rm -f "$LOGDIR"/*.server "$LOGDIR"/*.client "$LOGDIR"/*.log
-for f in "$MPIRUN" "$PINGPONG" "$STREAM" "$COLL"; do
-	[ -x "$f" ] || { echo "rxe-link: $f is not built (make)" >&2; exit 1; }
-done
-for t in ib_write_bw ib_send_lat; do
-	command -v "$t" >/dev/null || { echo "rxe-link: $t missing (perftest)" >&2; exit 1; }
-done
+rxe_outputs
+rxe_require "$MPIRUN" "$PINGPONG" "$STREAM" "$COLL" -- ib_write_bw ib_send_lat
 NODES=(--emulate-nodes "2:$LINK_DEVS")
 
 # shellcheck source=rxe_lib.inc

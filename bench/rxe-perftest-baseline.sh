@@ -32,6 +32,7 @@ done
 
 # shellcheck source=rxe_opts.inc
 . bench/rxe_opts.inc
+IBX_RXE_TIMEOUT=${IBX_RXE_TIMEOUT:-900} # this script's outer limit for the VM
 rxe_boot bench/rxe-perftest-baseline.sh 1 -n "$ITERS"
 rxe_device rxe-perftest-baseline
 

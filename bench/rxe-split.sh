@@ -33,14 +33,12 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 2
 ARGS=("$@")
 REPS=5
 LAT_ITERS=5000
-BW_ITERS=10
-PP_BLOCK=10
-PP_WARMUP=0
 TIMEOUT=180
 OUT=
 PIN=1
 SETTLE=1
-export BW_ITERS PP_BLOCK PP_WARMUP # checked by rxe_parse_args, unused here
+# shellcheck disable=SC2034 # checked by rxe_parse_args, unused here
+BW_ITERS=10 PP_BLOCK=10 PP_WARMUP=0
 
 # shellcheck source=rxe_opts.inc
 . bench/rxe_opts.inc
@@ -53,17 +51,8 @@ BUILD=${BUILD:-build}
 IBTEST=$BUILD/bin/ibtest
 MPIRUN=$BUILD/bin/mpilite-run
 SPLIT_SO=$(realpath -m "$BUILD/bench/doorbell_split.so")
-OUTDIR=$BUILD/bench
-OUT=${OUT:-$OUTDIR/rxe-split.json}
-LOGDIR=$OUTDIR/rxe-split-logs
-mkdir -p "$LOGDIR" || exit 1
-rm -f "$LOGDIR"/*.server "$LOGDIR"/*.client "$LOGDIR"/*.log "$LOGDIR"/*.split
-for f in "$IBTEST" "$MPIRUN" "$SPLIT_SO"; do
-	[ -e "$f" ] || { echo "rxe-split: $f is not built (make)" >&2; exit 1; }
-done
-for t in ib_read_lat ib_atomic_lat; do
-	command -v "$t" >/dev/null || { echo "rxe-split: $t missing (perftest)" >&2; exit 1; }
-done
+rxe_outputs
+rxe_require "$IBTEST" "$MPIRUN" "$SPLIT_SO" -- ib_read_lat ib_atomic_lat
 export IBX_DEVICE=${IBX_DEVICE:-$VERBS_DEV:$VERBS_PORT}
 
 # shellcheck source=rxe_lib.inc

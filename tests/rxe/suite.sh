@@ -200,39 +200,15 @@ part_unit() {
 # --- MPI programs over verbs ------------------------------------------------
 # The multi-process suite with every peer forced onto core/qp, re-labelled.
 part_mpi() {
-	local log=$LOGDIR/run-tests-mpi.log rc
+	local log=$LOGDIR/run-tests-mpi.log
 	if [ ! -x "$BUILD/bin/mpilite-run" ]; then
 		skip verbs/mpi "$BUILD/bin/mpilite-run not built"
 		return 0
 	fi
-	# run-tests.sh keeps its logs in $BUILD/test-logs under the same names as
-	# the host's own mpi run; as root (always, in the VM) a private mount
-	# namespace puts this run's logs beside ours instead of over them.
-	mkdir -p "$LOGDIR/mpi" "$BUILD/test-logs"
-	local runner=(bash tests/run-tests.sh mpi)
-	if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
-		runner=(unshare -m bash -c 'mount --bind "$1" "$2" && shift 2 && exec "$@"'
-			_ "$LOGDIR/mpi" "$BUILD/test-logs" "${runner[@]}")
-	fi
 	IBX_PATHS=verbs IBX_TEST_LAUNCHERS=mpilite IBX_TEST_NPS=${IBX_TEST_NPS:-2,4} \
 		IBX_TEST_TIMEOUT_SCALE=${IBX_TEST_TIMEOUT_SCALE:-3} \
-		"${runner[@]}" >"$log" 2>&1
-	rc=$?
-	# Result lines get the verbs/ prefix, their indented log tails follow
-	# them; the totals line is dropped (the caller counts our lines).
-	sed -n -e 's/^\(PASS\|FAIL\|SKIP\) /\1 verbs\//p' -e '/^    /p' "$log"
-	NFAIL=$((NFAIL + $(grep -c '^FAIL ' "$log")))
-	if [ $rc -ne 0 ] && ! grep -q '^FAIL ' "$log"; then
-		fail verbs/mpi "tests/run-tests.sh mpi exit $rc" "$log"
-	elif ! grep -qE '^(PASS|FAIL|SKIP) ' "$log"; then
-		# Nothing ran: fine if no test asks for these rank counts, not if
-		# the runner itself complained.
-		if grep -vqE '^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$log"; then
-			fail verbs/mpi "tests/run-tests.sh mpi ran no test and printed errors" "$log"
-		else
-			skip verbs/mpi "no MPI test matches np ${IBX_TEST_NPS:-2,4} and launcher mpilite"
-		fi
-	fi
+		run_mpi_suite mpi "$log" verbs/ \
+		"no MPI test matches np ${IBX_TEST_NPS:-2,4} and launcher mpilite"
 }
 
 # --- ibtest's perftest-class commands ------------------------------------------
@@ -347,10 +323,16 @@ sys.exit(not (d["test"] == "send_bw" and r["bytes"] == 1024 and r["iterations"] 
 }
 
 # --- two nodes --------------------------------------------------------------
-# run_mpi_suite LABEL LOG: tests/run-tests.sh mpi with the caller's
-# environment, its result lines relabelled verbs/LABEL/..., counted.
+# run_mpi_suite LABEL LOG PREFIX [SKIP_REASON]: tests/run-tests.sh mpi with
+# the caller's environment, its result lines relabelled PREFIX... (verbs/ or
+# verbs/LABEL/) with their indented log tails, counted; the totals line is
+# dropped (the caller counts our lines). run-tests.sh keeps its logs in
+# $BUILD/test-logs under the same names as the host's own mpi run; as root
+# (always, in the VM) a private mount namespace puts this run's logs in
+# $LOGDIR/LABEL instead of over them. No test run at all: a skip with
+# SKIP_REASON when the runner printed nothing but its totals, else a failure.
 run_mpi_suite() {
-	local label=$1 log=$2 rc
+	local label=$1 log=$2 prefix=$3 why=${4:-} rc
 	mkdir -p "$LOGDIR/$label" "$BUILD/test-logs"
 	local runner=(bash tests/run-tests.sh mpi)
 	if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
@@ -359,18 +341,15 @@ run_mpi_suite() {
 	fi
 	"${runner[@]}" >"$log" 2>&1
 	rc=$?
-	sed -n -e "s/^\(PASS\|FAIL\|SKIP\) /\1 verbs\/$label\//p" -e '/^    /p' "$log"
+	sed -n -e "s#^\(PASS\|FAIL\|SKIP\) #\1 $prefix#p" -e '/^    /p' "$log"
 	NFAIL=$((NFAIL + $(grep -c '^FAIL ' "$log")))
 	if [ $rc -ne 0 ] && ! grep -q '^FAIL ' "$log"; then
 		fail "verbs/$label" "tests/run-tests.sh mpi exit $rc" "$log"
 	elif ! grep -qE '^(PASS|FAIL|SKIP) ' "$log"; then
-		# Nothing ran: fine when IBX_TEST_FILTER matched none of these
-		# tests and the runner printed nothing else; a failure otherwise.
-		if [ -n "${IBX_TEST_FILTER:-}" ] &&
-			! grep -vqE '^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$log"; then
-			skip "verbs/$label" "no test matches IBX_TEST_FILTER=$IBX_TEST_FILTER"
+		if [ -n "$why" ] && ! grep -vqE '^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$log"; then
+			skip "verbs/$label" "$why"
 		else
-			fail "verbs/$label" "tests/run-tests.sh mpi ran no test" "$log"
+			fail "verbs/$label" "tests/run-tests.sh mpi ran no test${why:+ and printed errors}" "$log"
 		fi
 	fi
 }
@@ -407,7 +386,8 @@ part_twonode() {
 	fi
 	IBX_TEST_LAUNCH_ARGS="--emulate-nodes 2:$LINK_DEVS" IBX_TEST_LAUNCHERS=mpilite \
 		IBX_TEST_NPS=${IBX_TWONODE_NPS:-4} IBX_TEST_TIMEOUT_SCALE=${IBX_TEST_TIMEOUT_SCALE:-3} \
-		run_mpi_suite twonode "$LOGDIR/run-tests-twonode.log"
+		run_mpi_suite twonode "$LOGDIR/run-tests-twonode.log" verbs/twonode/ \
+		"${IBX_TEST_FILTER:+no test matches IBX_TEST_FILTER=$IBX_TEST_FILTER}"
 }
 
 # --- another launcher on two nodes ----------------------------------------------
