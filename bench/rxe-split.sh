@@ -3,7 +3,8 @@
 # time in the Soft-RoCE VM: inside the doorbell system call (the emulated
 # NIC, all kernel) or in user space between two doorbells (the program:
 # post, poll, and for MPI the library's layers), for perftest, ibtest's own
-# perftest twins and MPI one-sided operations, in one boot.
+# perftest twins, the engine's one-sided API and MPI one-sided operations,
+# in one boot.
 #
 #   bench/rxe-split.sh [--reps N] [--lat-iters N] [--no-pin] [--settle S]
 #                      [--timeout S] [--out FILE]
@@ -16,12 +17,15 @@
 # adds the same few instructions to every doorbell of each of them.
 #
 # Per repetition (the order alternates between repetitions):
-#   read    ib_read_lat -s 8      ibtest read_lat -s 8      MPI_Get + flush
-#   atomic  ib_atomic_lat         ibtest atomic_lat         MPI_Fetch_and_op + flush
+#   read    ib_read_lat -s 8   ibtest read_lat -s 8   ibx_get + ibx_flush    MPI_Get + flush
+#   atomic  ib_atomic_lat      ibtest atomic_lat      ibx_atomic + flush     MPI_Fetch_and_op + flush
 # (the atomics without -s, as in bench/rxe-compare.sh: an 8-byte fetch-and-add)
-# the MPI rows being `IBX_PATHS=verbs mpilite-run -n 2 ibtest rma_lat -o
-# get|fop -w allocate -y flush -s 8 --typical` (rank 0 rings the doorbells;
-# rank 1 waits in MPI_Barrier). Each figure is the median over the
+# the engine rows being `IBX_PATHS=verbs mpilite-run -n 2 ibtest eng_rma_lat
+# -o get|fadd` (rank 1 asleep), the MPI rows `IBX_PATHS=verbs mpilite-run -n
+# 2 ibtest rma_lat -o get|fop -w allocate -y flush -s 8 --typical` (rank 0
+# rings the doorbells; rank 1 waits in MPI_Barrier): the engine's rows less
+# perftest's are what the engine adds, the MPI rows less the engine's what
+# the MPI layer adds. Each figure is the median over the
 # repetitions of a run's median; "total" is the tool's own t_typical.
 # The table goes to stdout, every sample to $BUILD/bench/rxe-split.json
 # (or --out), the runs' output to $BUILD/bench/rxe-split-logs/. Exit status
@@ -92,33 +96,37 @@ perftest_pair() {
 	measure "$m" "$lane" 5 env "${SPLIT_ENV[@]}" "$@" && add_split "$m" "$lane"
 }
 
-# mpi_run METRIC OP: ibtest rma_lat over verbs, both ranks preloaded.
-mpi_run() {
-	local m=$1 op=$2 log lat
-	log=$LOGDIR/$m.mpilite.$REP.log
+# launched LANE METRIC FIELD CMD...: one 2-rank job over verbs under
+# mpilite-run (both ranks preloaded, rank 0 ringing the doorbells); FIELD of
+# the row of 8 bytes is the lane's total.
+launched() {
+	local lane=$1 m=$2 field=$3 log lat
+	shift 3
+	log=$LOGDIR/$m.$lane.$REP.log
 	sleep "$SETTLE"
-	split_env "$m.mpilite.$REP"
+	split_env "$m.$lane.$REP"
 	if env "${SPLIT_ENV[@]}" IBX_PATHS=verbs timeout -k 5 "$TIMEOUT" "$MPIRUN" -n 2 \
-		"${PIN_RANKS[@]}" "$IBTEST" rma_lat -o "$op" -w allocate -y flush -s 8 -n "$LAT_ITERS" \
-		--typical >"$log" 2>&1 &&
-		lat=$(awk '$1 == "8" && $2 ~ /^[0-9.]+$/ { print $2; exit }' "$log") && [ -n "$lat" ]; then
-		add "$m" mpilite "$lat"
-		add_split "$m" mpilite
+		"${PIN_RANKS[@]}" "$IBTEST" "$@" -n "$LAT_ITERS" >"$log" 2>&1 &&
+		lat=$(awk -v f="$field" '$1 == "8" && $f ~ /^[0-9.]+$/ { print $f; exit }' "$log") &&
+		[ -n "$lat" ]; then
+		add "$m" "$lane" "$lat"
+		add_split "$m" "$lane"
 		return
 	fi
-	run_failed "rxe-split: ibtest rma_lat -o $op over verbs (repetition $REP) failed; see $log" "$log"
+	run_failed "rxe-split: ibtest $1 $2 $3 over verbs (repetition $REP) failed; see $log" "$log"
 }
 
 # one_kind METRIC PERFTEST_TOOL IBTEST_CMD MPI_OP SWAP SIZE_OPTS...
 one_kind() {
-	local m=$1 pt=$2 it=$3 op=$4 swap=$5 lane order="perftest ibtest mpilite"
-	shift 5
-	[ "$swap" = 1 ] && order="mpilite ibtest perftest"
+	local m=$1 pt=$2 it=$3 eop=$4 op=$5 swap=$6 lane order="perftest ibtest engine mpilite"
+	shift 6
+	[ "$swap" = 1 ] && order="mpilite engine ibtest perftest"
 	for lane in $order; do
 		case $lane in
 		perftest) perftest_pair "$m" perftest "$pt" "$@" -n "$LAT_ITERS" ;;
 		ibtest) perftest_pair "$m" ibtest "$IBTEST" "$it" "$@" -n "$LAT_ITERS" ;;
-		mpilite) mpi_run "$m" "$op" ;;
+		engine) launched engine "$m" 5 eng_rma_lat -o "$eop" ;;
+		mpilite) launched mpilite "$m" 2 rma_lat -o "$op" -w allocate -y flush -s 8 --typical ;;
 		esac
 	done
 }
@@ -126,8 +134,8 @@ one_kind() {
 T0=$SECONDS
 say "rxe-split: $VERBS_DEV port $VERBS_PORT, $REPS repetitions, -n $LAT_ITERS, pinned: $([ $PIN = 1 ] && echo "server ${PIN_S[2]}, client ${PIN_C[2]}" || echo no)"
 for ((REP = 1; REP <= REPS; REP++)); do
-	one_kind read ib_read_lat read_lat get $((REP % 2 == 0)) -s 8
-	one_kind atomic ib_atomic_lat atomic_lat fop $((REP % 2 == 0))
+	one_kind read ib_read_lat read_lat get get $((REP % 2 == 0)) -s 8
+	one_kind atomic ib_atomic_lat atomic_lat fadd fop $((REP % 2 == 0))
 	say "rxe-split: repetition $REP/$REPS done ($((SECONDS - T0)) s)"
 done
 
@@ -135,9 +143,11 @@ echo
 echo "rxe-split: $VERBS_DEV port $VERBS_PORT, kernel $(uname -r), $REPS repetitions (medians), $((SECONDS - T0)) s"
 printf '%-34s %12s %12s %7s %7s  %-8s %s\n' "measurement" "perftest" "other" "ratio" "paired" "target" ""
 for k in read atomic; do
-	for lane in ibtest mpilite; do
+	for lane in ibtest engine mpilite; do
 		case $lane.$k in
 		ibtest.*) what="ibtest ${k}_lat" ;;
+		engine.read) what="ibx_get" ;;
+		engine.*) what="ibx_atomic (fadd)" ;;
 		mpilite.read) what=MPI_Get ;;
 		*) what=MPI_Fetch_and_op ;;
 		esac

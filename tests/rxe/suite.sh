@@ -18,7 +18,8 @@
 #   rdmacm    an rping pair (librdmacm connection set-up, verified payloads)
 #   unit      every $BUILD/tests/unit/test_verbs_* and test_reg_cache* (cmocka)
 #   mpi       tests/run-tests.sh mpi with IBX_PATHS=verbs, mpilite, np 2 and 4
-#   ibtest    every perftest-class ibtest command as a server/client pair
+#   ibtest    every perftest-class ibtest command as a server/client pair,
+#             and eng_rma_lat (the engine's one-sided API) under mpilite-run
 #   twonode   two emulated nodes joined by a veth link, each with its own rxe
 #             device (link.sh): perftest across the link, then the MPI
 #             suite at 2 nodes x 2 ranks (mpilite-run --emulate-nodes)
@@ -243,7 +244,7 @@ ibtest_pair() { # LOG CMD ARGS...: like perftest_pair, for "ibtest CMD"
 }
 
 part_ibtest() {
-	local spec name cmd args bytes iters log res
+	local spec name cmd args bytes iters log res op mem
 	if [ ! -x "$BUILD/bin/ibtest" ]; then
 		skip verbs/ibtest "$BUILD/bin/ibtest not built"
 		return 0
@@ -320,6 +321,25 @@ sys.exit(not (d["test"] == "send_bw" and r["bytes"] == 1024 and r["iterations"] 
 		fi
 		IBTEST_CLIENT_EXTRA=()
 	fi
+	# the engine's one-sided API over verbs (ibtest eng_rma_lat checks the
+	# data it moved: exit 3 on a mismatch)
+	for spec in "get|alloc|8" "put|map|65536" "fadd|alloc|8" "cswap|map|8"; do
+		IFS='|' read -r op mem bytes <<<"$spec"
+		name=verbs/ibtest/eng_rma_lat-$op-$mem
+		filtered "$name" && continue
+		log=$LOGDIR/ibtest-eng_rma_lat-$op-$mem
+		args=(-o "$op" -m "$mem" -n 100)
+		[ "$op" = put ] && args+=(-s "$bytes")
+		IBX_PATHS=verbs timeout -k 5 120 "$BUILD/bin/mpilite-run" -n 2 --timeout 110 \
+			"$BUILD/bin/ibtest" eng_rma_lat "${args[@]}" >"$log" 2>&1
+		IBTEST_RC=$?
+		res=$(awk -v b="$bytes" '$1 == b && $2 == 100 && NF == 9 { print $5; exit }' "$log")
+		if [ "$IBTEST_RC" = 0 ] && [ -n "$res" ] && grep -q 'Path            : verbs' "$log"; then
+			pass "$name" "$bytes B x 100 over verbs: typical $res us"
+		else
+			fail "$name" "exit $IBTEST_RC, row of $bytes B x 100: '${res:-none}'" "$log"
+		fi
+	done
 }
 
 # --- two nodes --------------------------------------------------------------

@@ -13,6 +13,9 @@
 #      row per size (-a: 0 .. 4 MiB), -k neighbours up to P; --json rows
 #   4. bad options and rank counts: exit status 2 and a message naming the
 #      command; --help: exit 0
+#   5. eng_rma_lat (the engine API without MPI): get, put, fetch-and-add and
+#      compare-and-swap on ibx_mem_alloc and ibx_mem_map memory, one
+#      perftest row each; -a: the 23 sizes; --json rows; its bad options
 # Every run also checks the data it moved (the commands exit 3 on a
 # mismatch), so exit status 0 means the transfers were right. No figure is
 # judged.
@@ -320,7 +323,45 @@ bad 3 "rma_lat -n 5" "ibtest rma_lat: needs exactly 2 ranks, got 3"
 bad 3 "rma_bw -n 5" "ibtest rma_bw: needs exactly 2 ranks, got 3"
 bad 3 "exchange -k 4" "ibtest exchange: -k 4: more neighbours than the 3 ranks"
 
-for c in rma_lat rma_bw exchange; do
+# ---- 5. eng_rma_lat -------------------------------------------------------------------
+# perftest_rows FILE: the #bytes column of a perftest latency table, one line
+perftest_rows() { awk '$1 ~ /^[0-9]+$/ && NF == 9 { printf "%s ", $1 }' "$1" | sed 's/ $//'; }
+for mem in alloc map; do
+	for op in get put fadd cswap; do
+		job 2 eng_rma_lat -o "$op" -m "$mem" -n 50
+		rows=$(perftest_rows "$OUT")
+		if [ $RC -eq 0 ] && [ "$rows" = 8 ] && grep -q "one-sided $op + flush" "$OUT" &&
+			grep -q "Target memory  : ibx_mem_$mem" "$OUT"; then
+			ok "eng_rma_lat -o $op -m $mem: one row, the data checked"
+		else
+			fail "eng_rma_lat -o $op -m $mem: exit $RC, rows '$rows'"
+		fi
+	done
+done
+job 2 eng_rma_lat -o put -a -n 10
+rows=$(perftest_rows "$OUT")
+if [ $RC -eq 0 ] && [ "$rows" = "$SIZES_ALL" ]; then
+	ok "eng_rma_lat -o put -a: 1 .. 4 MiB"
+else
+	fail "eng_rma_lat -o put -a: exit $RC, rows '$rows'"
+fi
+job 2 eng_rma_lat -o get -s 4k -n 20 --json
+if [ $RC -eq 0 ] &&
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); r=d["results"]; sys.exit(not (d["test"]=="eng_rma_lat" and len(r)==1 and r[0]["bytes"]==4096 and r[0]["iterations"]==20))' "$OUT"; then
+	ok "eng_rma_lat --json: one row of 4096 bytes"
+else
+	fail "eng_rma_lat --json: exit $RC"
+fi
+bad 0 "eng_rma_lat -o xor" "ibtest eng_rma_lat: bad operation 'xor'"
+bad 0 "eng_rma_lat -m shared" "ibtest eng_rma_lat: bad memory 'shared'"
+bad 0 "eng_rma_lat -o fadd -a" "fadd works on one 8-byte word"
+bad 0 "eng_rma_lat -o cswap -s 16" "cswap works on one 8-byte word"
+bad 0 "eng_rma_lat -s 0" "ibtest eng_rma_lat: bad size '0'"
+bad 0 "eng_rma_lat -n 2" "ibtest eng_rma_lat: bad iteration count '2'"
+bad 0 "eng_rma_lat stray" "unexpected argument 'stray'"
+bad 3 "eng_rma_lat -n 5" "ibtest eng_rma_lat: needs exactly 2 ranks, got 3"
+
+for c in rma_lat rma_bw exchange eng_rma_lat; do
 	if timeout 30 "$IBTEST" $c --help >"$OUT" 2>"$ERR" && grep -q "^usage: mpilite-run -n .* ibtest $c" "$OUT" &&
 		"$IBTEST" --help | grep -q "^  $c "; then
 		ok "$c --help, listed by ibtest --help"

@@ -39,6 +39,8 @@ void ibtest_register(ibtest_cmd_t *cmd);
  * engine's configuration grammar) within [min, max]. 0 on success, -1 for
  * anything else (a sign, garbage, out of range). */
 int ibtest_parse_size(const char *s, size_t min, size_t max, size_t *value_p);
+/* A count option: decimal digits only, within [min, max]; 0 or -1 as above. */
+int ibtest_parse_count(const char *s, unsigned long min, unsigned long max, unsigned long *value_p);
 
 /* ---- perftest-compatible reports (tools/ibtest/report.c) ----------------
  * Latency: samples are per-iteration times in microseconds (already halved

@@ -11,7 +11,9 @@
 #include "ibx_int.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static ibtest_cmd_t *ibtest_cmds;
@@ -26,6 +28,21 @@ int ibtest_parse_size(const char *s, size_t min, size_t max, size_t *value_p)
 	if (v < 0 || (uint64_t)v < min || (uint64_t)v > max)
 		return -1;
 	*value_p = (size_t)v;
+	return 0;
+}
+
+int ibtest_parse_count(const char *s, unsigned long min, unsigned long max, unsigned long *value_p)
+{
+	unsigned long v;
+	char *end;
+
+	if (!s || !isdigit((unsigned char)*s))
+		return -1;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || v < min || v > max)
+		return -1;
+	*value_p = v;
 	return 0;
 }
 

@@ -49,21 +49,6 @@ const char *const rma_sync_mpi[RMA_SYNC_N] = {
 
 enum { OPT_JSON = 256, OPT_BIDIR, OPT_TYPICAL, OPT_SLEEPS }; /* long options without a short form */
 
-static int parse_count(const char *s, unsigned long min, unsigned long max, unsigned long *value_p)
-{
-	unsigned long v;
-	char *end;
-
-	if (!s || !isdigit((unsigned char)*s))
-		return -1;
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || *end || v < min || v > max)
-		return -1;
-	*value_p = v;
-	return 0;
-}
-
 /* "a,b" or "all" over @names (those in @allowed) into a bit mask. */
 static int parse_choice(const char *arg, const char *const *names, unsigned n, unsigned allowed,
 			unsigned *mask_p)
@@ -210,17 +195,17 @@ static int take_opt(rma_opts_t *o, int opt, const char *arg, bool *sync_given)
 		}
 		return 0;
 	case 'n':
-		if (parse_count(arg, 1, 100000000, &v))
+		if (ibtest_parse_count(arg, 1, 100000000, &v))
 			return bad_number(s, "iteration count", arg);
 		o->iters = (unsigned)v;
 		return 0;
 	case 't':
-		if (parse_count(arg, 1, 16384, &v))
+		if (ibtest_parse_count(arg, 1, 16384, &v))
 			return bad_number(s, "window (1..16384)", arg);
 		o->window = (unsigned)v;
 		return 0;
 	case 'k':
-		if (parse_count(arg, 1, 1u << 20, &v))
+		if (ibtest_parse_count(arg, 1, 1u << 20, &v))
 			return bad_number(s, "neighbour count", arg);
 		o->neighbours = (unsigned)v;
 		return 0;

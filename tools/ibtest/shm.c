@@ -81,21 +81,6 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static int parse_count(const char *s, unsigned long min, unsigned long max, unsigned long *value_p)
-{
-	unsigned long v;
-	char *end;
-
-	if (!s || !isdigit((unsigned char)*s))
-		return -1;
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || *end || v < min || v > max)
-		return -1;
-	*value_p = v;
-	return 0;
-}
-
 static void usage(const shm_opts_t *o, FILE *f)
 {
 	bool bw = o->kind == SHM_BW;
@@ -164,7 +149,7 @@ static int parse_opts(shm_opts_t *o, int argc, char **argv)
 			}
 			break;
 		case 'n':
-			if (parse_count(optarg, bw ? 1 : 5, 100000000, &v)) {
+			if (ibtest_parse_count(optarg, bw ? 1 : 5, 100000000, &v)) {
 				fprintf(stderr, "ibtest %s: bad iteration count '%s'\n", o->name,
 					optarg);
 				return 2;
@@ -172,7 +157,7 @@ static int parse_opts(shm_opts_t *o, int argc, char **argv)
 			o->iters = (unsigned)v;
 			break;
 		case 't':
-			if (parse_count(optarg, 1, 16384, &v)) {
+			if (ibtest_parse_count(optarg, 1, 16384, &v)) {
 				fprintf(stderr, "ibtest %s: bad tx-depth '%s' (1..16384)\n",
 					o->name, optarg);
 				return 2;
@@ -186,7 +171,7 @@ static int parse_opts(shm_opts_t *o, int argc, char **argv)
 			break;
 		case OPT_JSON: o->json = true; break;
 		case OPT_WARMUP:
-			if (parse_count(optarg, 0, 100000000, &v)) {
+			if (ibtest_parse_count(optarg, 0, 100000000, &v)) {
 				fprintf(stderr, "ibtest %s: bad warm-up count '%s'\n", o->name,
 					optarg);
 				return 2;
