@@ -113,7 +113,7 @@ launched() {
 		add_split "$m" "$lane"
 		return
 	fi
-	run_failed "rxe-split: ibtest $1 $2 $3 over verbs (repetition $REP) failed; see $log" "$log"
+	run_failed "rxe-split: ibtest $* over verbs (repetition $REP) failed; see $log" "$log"
 }
 
 # one_kind METRIC PERFTEST_TOOL IBTEST_CMD MPI_OP SWAP SIZE_OPTS...

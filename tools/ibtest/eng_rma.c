@@ -38,7 +38,6 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #define ENG_TAG_KEY   ((ibx_tag_t)0x1b7e5711)
@@ -74,7 +73,6 @@ typedef struct eng_card {
 typedef struct eng_done {
 	uint64_t size;
 	uint64_t ops; /* operations done on the target (warm-up included) */
-	uint64_t last;
 } eng_done_t;
 
 typedef struct eng_job {
@@ -89,14 +87,6 @@ typedef struct eng_job {
 	uint64_t raddr;
 } eng_job_t;
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* The byte at offset @i of what a get reads or a put writes, for size @size. */
 static char pattern(size_t i, size_t size)
 {
@@ -105,9 +95,7 @@ static char pattern(size_t i, size_t size)
 
 static unsigned warmup_of(const eng_opts_t *o)
 {
-	if (o->warmup >= 0)
-		return (unsigned)o->warmup;
-	return o->iters / 10 > 10 ? o->iters / 10 : 10;
+	return o->warmup >= 0 ? (unsigned)o->warmup : ibtest_lat_warmup(o->iters);
 }
 
 static bool is_atomic(eng_op_t op)
@@ -381,10 +369,10 @@ static ibx_status_t origin_size(eng_job_t *j, size_t size, double *samples, int 
 		memset(j->local, 0, size);
 	for (unsigned i = 0; i < warm && st == IBX_OK; i++, k++)
 		st = one_op(j, size, k, bad);
-	t0 = now_ns();
+	t0 = ibtest_now_ns();
 	for (unsigned i = 0; i < o->iters && st == IBX_OK; i++, k++) {
 		st = one_op(j, size, k, bad);
-		t1 = now_ns();
+		t1 = ibtest_now_ns();
 		samples[i] = (double)(t1 - t0) / 1000.0;
 		t0 = t1;
 	}
@@ -400,12 +388,11 @@ static ibx_status_t origin_size(eng_job_t *j, size_t size, double *samples, int 
 				break;
 			}
 		}
-	} else if (*bad) {
+	} else if (is_atomic(o->op) && *bad) {
 		fprintf(stderr, "ibtest eng_rma_lat: an %s returned a wrong old value\n",
 			eng_op_names[o->op]);
 	}
-	/* one of every operation this size */
-	done.ops = k;
+	done.ops = k; /* warm-up and timed */
 	st = send_wait(j->ctx, 1, &done, sizeof(done), ENG_TAG_DONE);
 	if (st == IBX_OK)
 		st = recv_wait(j->ctx, 1, &verdict, 1, ENG_TAG_VERD);

@@ -41,6 +41,11 @@ void ibtest_register(ibtest_cmd_t *cmd);
 int ibtest_parse_size(const char *s, size_t min, size_t max, size_t *value_p);
 /* A count option: decimal digits only, within [min, max]; 0 or -1 as above. */
 int ibtest_parse_count(const char *s, unsigned long min, unsigned long max, unsigned long *value_p);
+/* CLOCK_MONOTONIC in nanoseconds. */
+uint64_t ibtest_now_ns(void);
+/* The untimed iterations of a latency test without --warmup: a tenth of
+ * the timed ones, at least 10. */
+unsigned ibtest_lat_warmup(unsigned iters);
 
 /* ---- perftest-compatible reports (tools/ibtest/report.c) ----------------
  * Latency: samples are per-iteration times in microseconds (already halved

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static ibtest_cmd_t *ibtest_cmds;
 
@@ -44,6 +45,19 @@ int ibtest_parse_count(const char *s, unsigned long min, unsigned long max, unsi
 		return -1;
 	*value_p = v;
 	return 0;
+}
+
+uint64_t ibtest_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+unsigned ibtest_lat_warmup(unsigned iters)
+{
+	return iters / 10 < 10 ? 10 : iters / 10;
 }
 
 void ibtest_register(ibtest_cmd_t *cmd)

@@ -38,7 +38,6 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define SHM_TAG_DATA ((ibx_tag_t)0x1b7e5701)
 #define SHM_TAG_ACK  ((ibx_tag_t)0x1b7e5702)
@@ -72,14 +71,6 @@ typedef struct shm_job {
 	ibx_request_t *reqs; /* shm_bw: one per window slot */
 	char ack[8];	     /* shm_bw: the zero-byte ack's buffer */
 } shm_job_t;
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static void usage(const shm_opts_t *o, FILE *f)
 {
@@ -198,9 +189,7 @@ static unsigned lat_iters(const shm_opts_t *o)
 
 static unsigned lat_warmup(const shm_opts_t *o)
 {
-	unsigned w = lat_iters(o) / 10;
-
-	return o->warmup >= 0 ? (unsigned)o->warmup : w < 10 ? 10 : w;
+	return o->warmup >= 0 ? (unsigned)o->warmup : ibtest_lat_warmup(lat_iters(o));
 }
 
 static unsigned bw_msgs(const shm_opts_t *o, size_t size)
@@ -280,13 +269,13 @@ static ibx_status_t lat_one_size(shm_job_t *j, size_t size, double *samples)
 	for (unsigned i = 0; i < total; i++) {
 		if (j->rank == 0) {
 			if (i == warmup)
-				prev = now_ns();
+				prev = ibtest_now_ns();
 			TRY("ibx_tag_recv", post_recv(j, j->rbuf, size, SHM_TAG_DATA, &rreq));
 			TRY("ibx_tag_send", post_send(j, j->sbuf, size, SHM_TAG_DATA, &sreq));
 			TRY("send", ibx_wait(j->ctx, &sreq));
 			TRY("receive", wait_recv(j, &rreq, size));
 			if (i >= warmup) {
-				uint64_t t = now_ns();
+				uint64_t t = ibtest_now_ns();
 
 				samples[i - warmup] = (double)(t - prev) / 2000.0;
 				prev = t;
@@ -332,7 +321,7 @@ static ibx_status_t bw_phase(shm_job_t *j, size_t size, unsigned msgs, double *p
 		TRY("post", bw_post_window(j, size, bw_window_count(msgs, window, 0)));
 	TRY("ibx_boot_barrier", ibx_boot_barrier(j->ctx));
 
-	start = t0 = now_ns();
+	start = t0 = ibtest_now_ns();
 	for (unsigned k = 0; k < nwin; k++) {
 		unsigned cnt = bw_window_count(msgs, window, k);
 
@@ -345,7 +334,7 @@ static ibx_status_t bw_phase(shm_job_t *j, size_t size, unsigned msgs, double *p
 				TRY("send", ibx_wait(j->ctx, &j->reqs[w]));
 			TRY("ack", wait_recv(j, &ack, 0));
 
-			uint64_t t = now_ns();
+			uint64_t t = ibtest_now_ns();
 			double bps = (double)size * cnt / ((double)(t - t0) * 1e-9);
 			if (bps > *peak_Bps)
 				*peak_Bps = bps;
@@ -360,7 +349,7 @@ static ibx_status_t bw_phase(shm_job_t *j, size_t size, unsigned msgs, double *p
 			TRY("ack send", ibx_wait(j->ctx, &ack));
 		}
 	}
-	*elapsed_s = (double)(now_ns() - start) * 1e-9;
+	*elapsed_s = (double)(ibtest_now_ns() - start) * 1e-9;
 	return IBX_OK;
 }
 
