@@ -291,11 +291,19 @@ typedef struct ibx_path_ops {
 
 typedef struct ibx_peer {
 	int rank;
-	bool local;		   /* on this node */
+	bool local; /* on this node */
+	/* core/rma: what carried one-sided operations towards this peer since
+	 * its last flush (IBX_RMA_VIA_*); here, beside the error the same
+	 * operations check, rather than in arrays of their own: a small get
+	 * and its flush touch one page fewer each */
+	uint8_t rma_via;
 	const ibx_path_ops_t *ops; /* NULL for self (handled by the tag layer) */
 	void *path;		   /* the path's per-peer state */
 	ibx_status_t error;	   /* sticky: set when the peer is lost */
 } ibx_peer_t;
+
+#define IBX_RMA_VIA_PATH 1u /* the peer's path (self: the loopback QP) */
+#define IBX_RMA_VIA_NIC	 2u /* a node-local peer's atomics-only QP */
 
 /*
  * A path module: set up for the job, connect peers, progress, tear down.

@@ -20,7 +20,9 @@
  * A small get (one buffer, <= GET_BCOPY_MAX bytes) reads into a bounce
  * buffer, which carries {destination, length} in its first bytes, and is
  * copied out at the completion: no registration-cache lookup on the
- * latency path (the send bounce buffers are registered once).
+ * latency path (the send bounce buffers are registered once). With nothing
+ * queued before it, ibx_qp_rma_get posts it straight to its WQE, without
+ * the operation record and its dispatch.
  *
  * An operation posted on an idle send queue is signalled all the same: the
  * put-then-flush (or get-then-flush) of a latency-bound code then waits
@@ -78,6 +80,19 @@ static void regs_release(qp_path_t *path, qp_regs_t *regs)
 	free(regs);
 }
 
+/* A small get's bytes out of its bounce buffer: a word or two by moves the
+ * compiler inlines, rather than a call into the C library (a page of its
+ * code more per operation). */
+static inline void bounce_copy(void *dst, const char *src, size_t len)
+{
+	switch (len) {
+	case 8: memcpy(dst, src, 8); return;
+	case 4: memcpy(dst, src, 4); return;
+	case 16: memcpy(dst, src, 16); return;
+	default: memcpy(dst, src, len); return;
+	}
+}
+
 void ibx_qp_rma_sqe_done(qp_peer_t *p, qp_sqe_t *e, ibx_status_t st)
 {
 	qp_path_t *path = p->path;
@@ -97,7 +112,7 @@ void ibx_qp_rma_sqe_done(qp_peer_t *p, qp_sqe_t *e, ibx_status_t st)
 		if (e->result && st == IBX_OK) {
 			const get_bcopy_hdr_t *h = (const void *)e->result;
 
-			memcpy(h->dst, (const char *)h + GET_BCOPY_HDR, h->len);
+			bounce_copy(h->dst, (const char *)h + GET_BCOPY_HDR, h->len);
 		}
 	}
 	e->aux = NULL;
@@ -130,6 +145,39 @@ static ibx_status_t rma_busy(qp_peer_t *p, bool is_imm)
 	if (is_imm)
 		qp_credit_undo(p);
 	return IBX_ERR_BUSY;
+}
+
+/* A small get fits a bounce buffer, and one is free. */
+static inline bool get_bcopy_fits(const qp_path_t *path, size_t len)
+{
+	return len <= GET_BCOPY_MAX && GET_BCOPY_HDR + len <= path->tx_stride && path->tx_nfree > 0;
+}
+
+/* Posts a small get into a bounce buffer (get_bcopy_fits, a free slot:
+ * the caller checked); the bytes reach @dst at the completion. */
+static inline ibx_status_t get_bcopy_post(qp_peer_t *p, void *dst, size_t len, uint64_t raddr,
+					  uint32_t rkey, ibx_request_t *req)
+{
+	qp_path_t *path = p->path;
+	uint32_t b = path->tx_free[--path->tx_nfree];
+	char *buf = path->tx_mem + (size_t)b * path->tx_stride;
+	struct ibv_send_wr wr;
+	struct ibv_sge sge;
+	uint64_t wr_id;
+	qp_sqe_t *e;
+	ibx_status_t st;
+
+	*(get_bcopy_hdr_t *)(void *)buf = (get_bcopy_hdr_t){dst, len};
+	sge = (struct ibv_sge){(uintptr_t)buf + GET_BCOPY_HDR, (uint32_t)len, path->tx_mr->lkey};
+	e = qp_sqe_next(p, SQE_RMA, IBV_WR_RDMA_READ, req != NULL || sq_idle(p), &wr_id);
+	e->txbuf = (int32_t)b;
+	e->req = req;
+	e->last = 1;
+	e->result = (uint64_t *)(void *)buf;
+	ibx_qp_wr_write(&wr, &sge, 1, raddr, rkey, wr_id, e->signaled ? IBX_QP_SIGNALED : 0);
+	wr.opcode = IBV_WR_RDMA_READ;
+	st = ibx_qp_chain_post(p, &wr);
+	return st == IBX_OK ? IBX_INPROGRESS : st;
 }
 
 /* The two small cases (an inline write, a get through a bounce buffer) are
@@ -187,32 +235,11 @@ static ibx_status_t rma_start(qp_peer_t *p, qp_op_t *op, bool from_queue)
 		return st == IBX_OK ? IBX_INPROGRESS : st;
 	}
 
-	if (op->pos == 0 && is_read && op->n == 1 && total <= GET_BCOPY_MAX &&
-	    GET_BCOPY_HDR + total <= path->tx_stride && path->tx_nfree > 0) {
-		uint64_t wr_id;
-		uint32_t b;
-		char *buf;
-		qp_sqe_t *e;
-
+	if (op->pos == 0 && is_read && op->n == 1 && get_bcopy_fits(path, total)) {
 		if (qp_sq_space(p) == 0)
 			return rma_busy(p, is_imm);
-		b = path->tx_free[--path->tx_nfree];
-		buf = path->tx_mem + (size_t)b * path->tx_stride;
-		*(get_bcopy_hdr_t *)(void *)buf = (get_bcopy_hdr_t){op->iov[0].iov_base, total};
-		sge[0][0] = (struct ibv_sge){(uintptr_t)buf + GET_BCOPY_HDR, (uint32_t)total,
-					     path->tx_mr->lkey};
-		e = qp_sqe_next(p, SQE_RMA, IBV_WR_RDMA_READ, op->req != NULL || sq_idle(p),
-				&wr_id);
-		e->txbuf = (int32_t)b;
-		e->req = op->req;
-		e->last = 1;
-		e->result = (uint64_t *)(void *)buf;
-		ibx_qp_wr_write(&wr[0], sge[0], 1, op->raddr, op->rkey, wr_id,
-				e->signaled ? IBX_QP_SIGNALED : 0);
-		wr[0].opcode = IBV_WR_RDMA_READ;
 		op->pos = op->n;
-		st = ibx_qp_chain_post(p, wr);
-		return st == IBX_OK ? IBX_INPROGRESS : st;
+		return get_bcopy_post(p, op->iov[0].iov_base, total, op->raddr, op->rkey, op->req);
 	}
 	return rma_start_chain(p, op, from_queue, maxsge);
 }
@@ -381,6 +408,15 @@ ibx_status_t ibx_qp_rma_op_start(qp_peer_t *p, qp_op_t *op, bool from_queue)
 
 /* ---- the path ops ------------------------------------------------------------- */
 
+/* The caller's request, if any, is in progress until its last WQE completes. */
+static inline void rma_req_start(ibx_request_t *req)
+{
+	if (req) {
+		req->completed = 0;
+		req->status = IBX_INPROGRESS;
+	}
+}
+
 static ibx_status_t rma_submit(ibx_peer_t *peer, qp_op_t *op)
 {
 	qp_peer_t *p = peer->path;
@@ -388,10 +424,7 @@ static ibx_status_t rma_submit(ibx_peer_t *peer, qp_op_t *op)
 
 	if (ibx_unlikely(p->error != IBX_OK))
 		return p->error;
-	if (op->req) {
-		op->req->completed = 0;
-		op->req->status = IBX_INPROGRESS;
-	}
+	rma_req_start(op->req);
 	p->rma_outstanding++;
 	st = ibx_qp_op_submit(p, op, rma_op_start);
 	if (st == IBX_OK && op->req) {
@@ -428,8 +461,18 @@ ibx_status_t ibx_qp_rma_get(ibx_peer_t *peer, const struct iovec *dst, int n, ui
 			    uint32_t rkey, ibx_request_t *req)
 {
 	qp_op_t op = {.kind = OP_GET, .req = req, .raddr = raddr, .rkey = rkey, .iov = dst, .n = n};
-	ibx_status_t st = iov_check(peer->path, dst, n);
+	qp_peer_t *p = peer->path;
+	ibx_status_t st;
 
+	/* one small buffer, nothing queued before it, a slot free: straight
+	 * to its WQE, without the operation record's dispatch */
+	if (n == 1 && dst && dst[0].iov_len && !p->pend_head && p->error == IBX_OK &&
+	    get_bcopy_fits(p->path, dst[0].iov_len) && qp_sq_space(p) > 0) {
+		rma_req_start(req);
+		p->rma_outstanding++;
+		return get_bcopy_post(p, dst[0].iov_base, dst[0].iov_len, raddr, rkey, req);
+	}
+	st = iov_check(p, dst, n);
 	return st != IBX_OK ? st : rma_submit(peer, &op);
 }
 

@@ -147,8 +147,6 @@ static void rma_fini(ibx_ctx_t *ctx)
 		munmap(st->ctl, page_round(sizeof(rma_ctl_t)));
 		close(st->ctl_fd);
 	}
-	free(st->touched);
-	free(st->nic_touched);
 	free(st);
 	ctx->rma = NULL;
 	ctx->rma_fini = NULL;
@@ -165,14 +163,6 @@ ibx_status_t ibx_rma_state_get(ibx_ctx_t *ctx, rma_state_t **st_p)
 	st = calloc(1, sizeof(*st));
 	if (!st)
 		return IBX_ERR_NO_MEMORY;
-	st->touched = calloc((size_t)ctx->size, sizeof(*st->touched));
-	st->nic_touched = calloc((size_t)ctx->size, sizeof(*st->nic_touched));
-	if (!st->touched || !st->nic_touched) {
-		free(st->touched);
-		free(st->nic_touched);
-		free(st);
-		return IBX_ERR_NO_MEMORY;
-	}
 	st->ctl_fd = -1;
 	ctx->rma = st;
 	ctx->rma_fini = rma_fini;

@@ -150,7 +150,7 @@ static inline __attribute__((always_inline)) ibx_status_t xfer(ibx_ctx_t *ctx,
 		return req_done(req);
 	}
 	peer = &ctx->peers[rk->owner];
-	((rma_state_t *)ctx->rma)->touched[rk->owner] = true;
+	peer->rma_via |= IBX_RMA_VIA_PATH;
 	if (put)
 		return peer->ops->put(peer, iov, n, raddr, rk->verbs_rkey, req);
 	return peer->ops->get(peer, iov, n, raddr, rk->verbs_rkey, req);
@@ -360,15 +360,11 @@ static ibx_status_t amo_verbs(ibx_ctx_t *ctx, const ibx_rkey_t *rk, ibx_atomic_o
 	ibx_peer_t *peer = rk->amo_peer ? rk->amo_peer : &ctx->peers[rk->owner];
 	rma_state_t *st = ctx->rma;
 	ibx_status_t s;
-
 	uint32_t key = rk->amo_peer ? rk->amo_rkey : rk->verbs_rkey;
 
-	if (rk->amo_peer && rk->owner == ctx->rank)
-		st->self_touched = true;
-	else if (rk->amo_peer)
-		st->nic_touched[rk->owner] = true;
-	else
-		st->touched[rk->owner] = true;
+	/* the loopback QP is our own path's: a flush of ourselves completes it */
+	ctx->peers[rk->owner].rma_via |=
+	    rk->amo_peer && rk->owner != ctx->rank ? IBX_RMA_VIA_NIC : IBX_RMA_VIA_PATH;
 	switch (op) {
 	case IBX_ATOMIC_ADD:
 		return peer->ops->fetch_add(peer, raddr, key, value, &st->scratch, req);
@@ -423,34 +419,34 @@ ibx_status_t ibx_atomic(ibx_ctx_t *ctx, ibx_atomic_op_t op, uint64_t value, uint
 
 /* Completes the engine operations towards @peer (those through a path:
  * direct and CMA operations are complete when they return). */
-static ibx_status_t flush_peer(ibx_ctx_t *ctx, rma_state_t *st, int peer)
+static ibx_status_t flush_peer(ibx_ctx_t *ctx, int peer)
 {
-	ibx_peer_t *p;
+	ibx_peer_t *p = &ctx->peers[peer];
+	uint8_t via = p->rma_via;
 
-	if (peer == ctx->rank) {
-		ibx_peer_t *lb;
+	if (ibx_likely(via == 0))
+		return IBX_OK;
+	if (peer == ctx->rank) { /* only atomics through the loopback QP */
+		ibx_peer_t *lb = ibx_qp_path_self(ctx);
 
-		if (!st->self_touched)
-			return IBX_OK;
-		st->self_touched = false;
-		lb = ibx_qp_path_self(ctx);
+		p->rma_via = 0;
 		return lb ? lb->ops->flush(lb) : IBX_ERR_UNREACHABLE;
 	}
-	if (st->nic_touched[peer]) { /* atomics on a node-local owner's memory */
+	if (via & IBX_RMA_VIA_NIC) { /* atomics on a node-local owner's memory */
 		ibx_peer_t *np = ibx_qp_path_nic_peer(ctx, peer);
 		ibx_status_t s;
 
-		st->nic_touched[peer] = false;
+		p->rma_via &= (uint8_t)~IBX_RMA_VIA_NIC;
 		s = np ? np->ops->flush(np) : IBX_ERR_UNREACHABLE;
 		if (s != IBX_OK)
 			return s;
 	}
-	if (!st->touched[peer])
+	if (!(via & IBX_RMA_VIA_PATH))
 		return IBX_OK;
-	p = &ctx->peers[peer];
+	/* a lost peer keeps its mark: every later flush reports it */
 	if (p->error != IBX_OK)
 		return p->error;
-	st->touched[peer] = false;
+	p->rma_via = 0;
 	return p->ops->flush(p);
 }
 
@@ -460,7 +456,7 @@ ibx_status_t ibx_flush(ibx_ctx_t *ctx, int peer)
 		return IBX_ERR_INVALID_PARAM;
 	/* order direct and CMA operations before whatever the caller does next */
 	atomic_thread_fence(memory_order_seq_cst);
-	return ctx->rma ? flush_peer(ctx, ctx->rma, peer) : IBX_OK;
+	return flush_peer(ctx, peer);
 }
 
 ibx_status_t ibx_flush_all(ibx_ctx_t *ctx)
@@ -470,10 +466,8 @@ ibx_status_t ibx_flush_all(ibx_ctx_t *ctx)
 	if (!ctx)
 		return IBX_ERR_INVALID_PARAM;
 	atomic_thread_fence(memory_order_seq_cst);
-	if (!ctx->rma)
-		return IBX_OK;
 	for (int r = 0; r < ctx->size; r++) {
-		ibx_status_t s = flush_peer(ctx, ctx->rma, r);
+		ibx_status_t s = flush_peer(ctx, r);
 
 		if (s != IBX_OK && first == IBX_OK)
 			first = s;

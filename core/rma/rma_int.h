@@ -126,10 +126,7 @@ typedef struct rma_state {
 	ibx_list_t rkeys;  /* live ibx_rkey_t */
 	ibx_list_t shares; /* segments that ibx_mem_share made (share.c) */
 	uint64_t scratch;  /* result of an IBX_ATOMIC_ADD over verbs (discarded) */
-	bool self_touched; /* atomics through the loopback QP since the last flush */
-	bool *touched;	   /* [size]: peers with operations since their last flush */
-	bool *nic_touched; /* [size]: node-local peers with atomics through their
-			      atomics-only QP since the last flush */
+			   /* which peers need a flush: ctx->peers[r].rma_via */
 } rma_state_t;
 
 ibx_status_t ibx_rma_state_get(ibx_ctx_t *ctx, rma_state_t **st_p);

@@ -9,8 +9,8 @@
  *                     1: MPI_Recv from 2
  *   fault_peer coll   0, 1: MPI_Allreduce of 1 MiB on {0, 1, 2} (2 never
  *                     joins)
- *   fault_peer rma    window at 2; 0: lock epoch at 2 with puts and
- *                     flushes; 1: MPI_Win_lock at 2 behind it
+ *   fault_peer rma    window at 2; 0: lock epoch at 2 with puts, small
+ *                     gets and flushes; 1: MPI_Win_lock at 2 behind it
  *   fault_peer link   0 <-> 2 and 1 <-> 3: 1 MiB ping-pongs, checked,
  *                     until the link fails (the script takes it down)
  *
@@ -30,6 +30,7 @@
 
 #include <signal.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -116,11 +117,14 @@ static void scenario_rma(int rank)
 		victim_wait();
 	if (rank == 0) {
 		static char buf[1 << 16];
+		uint64_t word;
 
 		MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, VICTIM, 0, win));
 		ready(rank);
 		for (;;) {
 			MPI_Put(buf, sizeof(buf), MPI_BYTE, VICTIM, 0, sizeof(buf), MPI_BYTE, win);
+			/* and a small get: the bounce-buffer path, straight to its WQE */
+			MPI_Get(&word, 8, MPI_BYTE, VICTIM, 1 << 17, 8, MPI_BYTE, win);
 			if (MPI_Win_flush(VICTIM, win) != MPI_SUCCESS)
 				break;
 		}
