@@ -32,7 +32,9 @@
  * WRITE WITH IMMEDIATE consumes a receive buffer at the target, so it takes
  * a send credit like a message; the target's progress hands (source, imm)
  * to the handler set with ibx_qp_path_set_imm_handler. Atomic results land
- * in a registered slot and are copied to the caller's result on completion.
+ * in a registered slot and are copied to the caller's result on completion;
+ * an atomic, like a small get, is posted straight to its WQE when nothing
+ * is queued before it.
  *
  * Operations post through the send queue (sendq.c); one that finds no slot
  * (or credit, or atomic slot) waits in the peer's operation FIFO behind
@@ -343,7 +345,11 @@ fail:
 
 /* ---- atomics -------------------------------------------------------------------- */
 
-static ibx_status_t amo_start(qp_peer_t *p, qp_op_t *op)
+/* Posts an 8-byte atomic (OP_FADD: add @a; OP_CSWAP: compare @a, swap @b);
+ * the old value reaches @result at the completion. */
+static inline ibx_status_t amo_post(qp_peer_t *p, enum qp_op_kind kind, uint64_t raddr,
+				    uint32_t rkey, uint64_t a, uint64_t b, uint64_t *result,
+				    ibx_request_t *req)
 {
 	qp_path_t *path = p->path;
 	struct ibv_send_wr wr;
@@ -359,20 +365,23 @@ static ibx_status_t amo_start(qp_peer_t *p, qp_op_t *op)
 	sge = (struct ibv_sge){(uintptr_t)&path->amo[slot], 8, path->amo_mr->lkey};
 	/* the result is copied out at the completion: always signalled */
 	e = qp_sqe_next(p, SQE_AMO,
-			op->kind == OP_FADD ? IBV_WR_ATOMIC_FETCH_AND_ADD
-					    : IBV_WR_ATOMIC_CMP_AND_SWP,
+			kind == OP_FADD ? IBV_WR_ATOMIC_FETCH_AND_ADD : IBV_WR_ATOMIC_CMP_AND_SWP,
 			true, &wr_id);
-	e->req = op->req;
+	e->req = req;
 	e->last = 1;
 	e->aux = (void *)(uintptr_t)(slot + 1);
-	e->result = op->result;
-	if (op->kind == OP_FADD)
-		ibx_qp_wr_fetch_add(&wr, &sge, op->raddr, op->rkey, op->a, wr_id, IBX_QP_SIGNALED);
+	e->result = result;
+	if (kind == OP_FADD)
+		ibx_qp_wr_fetch_add(&wr, &sge, raddr, rkey, a, wr_id, IBX_QP_SIGNALED);
 	else
-		ibx_qp_wr_cswap(&wr, &sge, op->raddr, op->rkey, op->a, op->b, wr_id,
-				IBX_QP_SIGNALED);
+		ibx_qp_wr_cswap(&wr, &sge, raddr, rkey, a, b, wr_id, IBX_QP_SIGNALED);
 	st = ibx_qp_chain_post(p, &wr);
 	return st == IBX_OK ? IBX_INPROGRESS : st;
+}
+
+static ibx_status_t amo_start(qp_peer_t *p, qp_op_t *op)
+{
+	return amo_post(p, op->kind, op->raddr, op->rkey, op->a, op->b, op->result, op->req);
 }
 
 /* ---- the operation FIFO's entries ------------------------------------------------ */
@@ -457,12 +466,21 @@ ibx_status_t ibx_qp_rma_put(ibx_peer_t *peer, const struct iovec *src, int n, ui
 	return st != IBX_OK ? st : rma_submit(peer, &op);
 }
 
+/* The general path of a get: an operation record, queued if need be. */
+static __attribute__((noinline)) ibx_status_t rma_get_op(ibx_peer_t *peer, const struct iovec *dst,
+							 int n, uint64_t raddr, uint32_t rkey,
+							 ibx_request_t *req)
+{
+	qp_op_t op = {.kind = OP_GET, .req = req, .raddr = raddr, .rkey = rkey, .iov = dst, .n = n};
+	ibx_status_t st = iov_check(peer->path, dst, n);
+
+	return st != IBX_OK ? st : rma_submit(peer, &op);
+}
+
 ibx_status_t ibx_qp_rma_get(ibx_peer_t *peer, const struct iovec *dst, int n, uint64_t raddr,
 			    uint32_t rkey, ibx_request_t *req)
 {
-	qp_op_t op = {.kind = OP_GET, .req = req, .raddr = raddr, .rkey = rkey, .iov = dst, .n = n};
 	qp_peer_t *p = peer->path;
-	ibx_status_t st;
 
 	/* one small buffer, nothing queued before it, a slot free: straight
 	 * to its WQE, without the operation record's dispatch */
@@ -472,8 +490,7 @@ ibx_status_t ibx_qp_rma_get(ibx_peer_t *peer, const struct iovec *dst, int n, ui
 		p->rma_outstanding++;
 		return get_bcopy_post(p, dst[0].iov_base, dst[0].iov_len, raddr, rkey, req);
 	}
-	st = iov_check(p, dst, n);
-	return st != IBX_OK ? st : rma_submit(peer, &op);
+	return rma_get_op(peer, dst, n, raddr, rkey, req);
 }
 
 ibx_status_t ibx_qp_rma_put_imm(ibx_peer_t *peer, const struct iovec *src, int n, uint64_t raddr,
@@ -491,31 +508,51 @@ ibx_status_t ibx_qp_rma_put_imm(ibx_peer_t *peer, const struct iovec *src, int n
 	return st != IBX_OK ? st : rma_submit(peer, &op);
 }
 
-ibx_status_t ibx_qp_rma_fetch_add(ibx_peer_t *peer, uint64_t raddr, uint32_t rkey, uint64_t add,
-				  uint64_t *result, ibx_request_t *req)
+/* The general path of an atomic: an operation record, queued if need be. */
+static __attribute__((noinline)) ibx_status_t amo_op(ibx_peer_t *peer, enum qp_op_kind kind,
+						     uint64_t raddr, uint32_t rkey, uint64_t a,
+						     uint64_t b, uint64_t *result,
+						     ibx_request_t *req)
 {
-	qp_op_t op = {
-	    .kind = OP_FADD, .req = req, .raddr = raddr, .rkey = rkey, .a = add, .result = result};
+	qp_op_t op = {.kind = kind,
+		      .req = req,
+		      .raddr = raddr,
+		      .rkey = rkey,
+		      .a = a,
+		      .b = b,
+		      .result = result};
+
+	return rma_submit(peer, &op);
+}
+
+/* An atomic: straight to its WQE when nothing is queued before it and a
+ * slot is free, else as an operation record (queued if need be). */
+static inline ibx_status_t amo_submit(ibx_peer_t *peer, enum qp_op_kind kind, uint64_t raddr,
+				      uint32_t rkey, uint64_t a, uint64_t b, uint64_t *result,
+				      ibx_request_t *req)
+{
+	qp_peer_t *p = peer->path;
 
 	if (raddr & 7)
 		return IBX_ERR_INVALID_PARAM;
-	return rma_submit(peer, &op);
+	if (!p->pend_head && p->error == IBX_OK && qp_sq_space(p) > 0 && p->path->amo_nfree > 0) {
+		rma_req_start(req);
+		p->rma_outstanding++;
+		return amo_post(p, kind, raddr, rkey, a, b, result, req);
+	}
+	return amo_op(peer, kind, raddr, rkey, a, b, result, req);
+}
+
+ibx_status_t ibx_qp_rma_fetch_add(ibx_peer_t *peer, uint64_t raddr, uint32_t rkey, uint64_t add,
+				  uint64_t *result, ibx_request_t *req)
+{
+	return amo_submit(peer, OP_FADD, raddr, rkey, add, 0, result, req);
 }
 
 ibx_status_t ibx_qp_rma_cswap(ibx_peer_t *peer, uint64_t raddr, uint32_t rkey, uint64_t compare,
 			      uint64_t swap, uint64_t *result, ibx_request_t *req)
 {
-	qp_op_t op = {.kind = OP_CSWAP,
-		      .req = req,
-		      .raddr = raddr,
-		      .rkey = rkey,
-		      .a = compare,
-		      .b = swap,
-		      .result = result};
-
-	if (raddr & 7)
-		return IBX_ERR_INVALID_PARAM;
-	return rma_submit(peer, &op);
+	return amo_submit(peer, OP_CSWAP, raddr, rkey, compare, swap, result, req);
 }
 
 ibx_status_t ibx_qp_rma_flush(ibx_peer_t *peer)
