@@ -417,13 +417,22 @@ ibx_status_t ibx_qp_rma_op_start(qp_peer_t *p, qp_op_t *op, bool from_queue)
 
 /* ---- the path ops ------------------------------------------------------------- */
 
-/* The caller's request, if any, is in progress until its last WQE completes. */
-static inline void rma_req_start(ibx_request_t *req)
+/* An operation starts: the caller's request, if any, is in progress until
+ * its last WQE completes, and the peer's flush waits for it. */
+static inline void rma_begin(qp_peer_t *p, ibx_request_t *req)
 {
 	if (req) {
 		req->completed = 0;
 		req->status = IBX_INPROGRESS;
 	}
+	p->rma_outstanding++;
+}
+
+/* Nothing queued before a new operation, the peer alive and a send-queue
+ * slot free: a small one can go straight to its WQE. */
+static inline bool rma_direct_ok(const qp_peer_t *p)
+{
+	return !p->pend_head && p->error == IBX_OK && qp_sq_space(p) > 0;
 }
 
 static ibx_status_t rma_submit(ibx_peer_t *peer, qp_op_t *op)
@@ -433,8 +442,7 @@ static ibx_status_t rma_submit(ibx_peer_t *peer, qp_op_t *op)
 
 	if (ibx_unlikely(p->error != IBX_OK))
 		return p->error;
-	rma_req_start(op->req);
-	p->rma_outstanding++;
+	rma_begin(p, op->req);
 	st = ibx_qp_op_submit(p, op, rma_op_start);
 	if (st == IBX_OK && op->req) {
 		op->req->status = IBX_OK;
@@ -484,10 +492,9 @@ ibx_status_t ibx_qp_rma_get(ibx_peer_t *peer, const struct iovec *dst, int n, ui
 
 	/* one small buffer, nothing queued before it, a slot free: straight
 	 * to its WQE, without the operation record's dispatch */
-	if (n == 1 && dst && dst[0].iov_len && !p->pend_head && p->error == IBX_OK &&
-	    get_bcopy_fits(p->path, dst[0].iov_len) && qp_sq_space(p) > 0) {
-		rma_req_start(req);
-		p->rma_outstanding++;
+	if (n == 1 && dst && dst[0].iov_len && rma_direct_ok(p) &&
+	    get_bcopy_fits(p->path, dst[0].iov_len)) {
+		rma_begin(p, req);
 		return get_bcopy_post(p, dst[0].iov_base, dst[0].iov_len, raddr, rkey, req);
 	}
 	return rma_get_op(peer, dst, n, raddr, rkey, req);
@@ -535,9 +542,8 @@ static inline ibx_status_t amo_submit(ibx_peer_t *peer, enum qp_op_kind kind, ui
 
 	if (raddr & 7)
 		return IBX_ERR_INVALID_PARAM;
-	if (!p->pend_head && p->error == IBX_OK && qp_sq_space(p) > 0 && p->path->amo_nfree > 0) {
-		rma_req_start(req);
-		p->rma_outstanding++;
+	if (rma_direct_ok(p) && p->path->amo_nfree > 0) {
+		rma_begin(p, req);
 		return amo_post(p, kind, raddr, rkey, a, b, result, req);
 	}
 	return amo_op(peer, kind, raddr, rkey, a, b, result, req);

@@ -118,7 +118,8 @@ struct ibx_rkey {
 	rma_map_t ctl_map;    /* our mapping of it (not for self) */
 };
 
-/* Per-context state, created by the first call that needs it. */
+/* Per-context state, created by the first call that needs it. Which peers
+ * need a flush is in the peer table (ibx_peer_t.rma_via), not here. */
 typedef struct rma_state {
 	rma_ctl_t *ctl; /* our control page */
 	int ctl_fd;
@@ -126,7 +127,6 @@ typedef struct rma_state {
 	ibx_list_t rkeys;  /* live ibx_rkey_t */
 	ibx_list_t shares; /* segments that ibx_mem_share made (share.c) */
 	uint64_t scratch;  /* result of an IBX_ATOMIC_ADD over verbs (discarded) */
-			   /* which peers need a flush: ctx->peers[r].rma_via */
 } rma_state_t;
 
 ibx_status_t ibx_rma_state_get(ibx_ctx_t *ctx, rma_state_t **st_p);
