@@ -39,7 +39,10 @@ int main(int argc, char **argv)
 		rc = MPIX_Mutex_lock(m, 0, 0);
 		CHECK(rc != MPI_SUCCESS, "the mutex held by a dead process was granted");
 		MPI_OK(MPI_Error_class(rc, &cls));
-		MPI_OK(MPI_Send(&cls, 1, MPI_INT, 0, 7, MPI_COMM_WORLD));
+		/* synchronous: the report must reach rank 0 before _exit tears
+		 * down the connection (an eager send is only locally complete;
+		 * over verbs its WQE could go with the QP) */
+		MPI_OK(MPI_Ssend(&cls, 1, MPI_INT, 0, 7, MPI_COMM_WORLD));
 		break;
 	}
 	fflush(stdout);
