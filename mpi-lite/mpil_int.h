@@ -56,6 +56,11 @@
 	extern __typeof__(target_) name_                                                           \
 	    __attribute__((weak, alias(#target_), visibility("default")));
 #define MPIL_PMPI_ALIAS(name) MPIL_WEAK_ALIAS_(MPI_##name, PMPI_##name)
+/* The same for an IBX_HOT function (an alias must not be less restrictive
+ * than its target). */
+#define MPIL_PMPI_ALIAS_HOT(name)                                                                  \
+	extern __typeof__(PMPI_##name) MPI_##name                                                  \
+	    __attribute__((weak, alias("PMPI_" #name), visibility("default"), hot));
 
 #define MPIL_MAGIC_COMM	 0x6d436f6du /* "mCom" */
 #define MPIL_MAGIC_DTYPE 0x6d447479u

@@ -605,10 +605,10 @@ static int acc_do(acc_t *a)
 		.win = (w), .fetch = (fe), .fname = (f)                                            \
 	}
 
-MPIL_PMPI_ALIAS(Accumulate)
-int PMPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
-		    int target_rank, MPI_Aint target_disp, int target_count,
-		    MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+MPIL_PMPI_ALIAS_HOT(Accumulate)
+IBX_HOT int PMPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+			    int target_rank, MPI_Aint target_disp, int target_count,
+			    MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
 	MPIL_CS_GUARD();
 	MPIL_FAST_TRY(mpil_win_acc_fast(origin_addr, origin_count, origin_datatype, target_rank,
@@ -665,9 +665,9 @@ int PMPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype
 	return acc_do(&a);
 }
 
-MPIL_PMPI_ALIAS(Fetch_and_op)
-int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype,
-		      int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win)
+MPIL_PMPI_ALIAS_HOT(Fetch_and_op)
+IBX_HOT int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype,
+			      int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win)
 {
 	MPIL_CS_GUARD();
 	MPIL_FAST_TRY(mpil_win_fop_fast(origin_addr, result_addr, datatype, target_rank,
@@ -679,9 +679,10 @@ int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype d
 	return acc_do(&a);
 }
 
-MPIL_PMPI_ALIAS(Compare_and_swap)
-int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr,
-			  MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win)
+MPIL_PMPI_ALIAS_HOT(Compare_and_swap)
+IBX_HOT int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr,
+				  void *result_addr, MPI_Datatype datatype, int target_rank,
+				  MPI_Aint target_disp, MPI_Win win)
 {
 	MPIL_CS_GUARD();
 	MPIL_FAST_TRY(mpil_win_cas_fast(origin_addr, compare_addr, result_addr, datatype,

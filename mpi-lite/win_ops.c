@@ -407,10 +407,10 @@ static int xfer(bool put, void *obuf, int ocount, MPI_Datatype odt, int target, 
 
 /* ---- entry points -------------------------------------------------------------------------- */
 
-MPIL_PMPI_ALIAS(Put)
-int PMPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
-	     int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype,
-	     MPI_Win win)
+MPIL_PMPI_ALIAS_HOT(Put)
+IBX_HOT int PMPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+		     int target_rank, MPI_Aint target_disp, int target_count,
+		     MPI_Datatype target_datatype, MPI_Win win)
 {
 	MPIL_CS_GUARD();
 	if (mpil_win_put_fast(origin_addr, origin_count, origin_datatype, target_rank, target_disp,
@@ -420,9 +420,10 @@ int PMPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_data
 		    target_disp, target_count, target_datatype, win, NULL, "MPI_Put");
 }
 
-MPIL_PMPI_ALIAS(Get)
-int PMPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
-	     MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
+MPIL_PMPI_ALIAS_HOT(Get)
+IBX_HOT int PMPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+		     int target_rank, MPI_Aint target_disp, int target_count,
+		     MPI_Datatype target_datatype, MPI_Win win)
 {
 	MPIL_CS_GUARD();
 	if (mpil_win_get_fast(origin_addr, origin_count, origin_datatype, target_rank, target_disp,

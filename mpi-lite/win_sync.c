@@ -152,7 +152,7 @@ int mpil_win_access_check(MPI_Win win, int target, const char *fname)
 
 /* ---- completion --------------------------------------------------------------------- */
 
-int mpil_win_flush_target(MPI_Win win, int target, const char *fname)
+IBX_HOT int mpil_win_flush_target(MPI_Win win, int target, const char *fname)
 {
 	mpil_win_target_t *t = &win->t[target];
 	ibx_status_t st;
@@ -175,7 +175,7 @@ int mpil_win_flush_target(MPI_Win win, int target, const char *fname)
 
 /* Completes the operations to every member that has some; the first error
  * is returned, the others are completed all the same. */
-static int flush_dirty(MPI_Win win, const char *fname)
+static IBX_HOT int flush_dirty(MPI_Win win, const char *fname)
 {
 	int first = MPI_SUCCESS;
 
@@ -614,7 +614,7 @@ int PMPI_Win_unlock_all(MPI_Win win)
 
 /* Flushes are only allowed in a passive-target epoch, towards a member it
  * covers (@rank < 0: every member). */
-static int check_passive(MPI_Win win, int rank, const char *fname)
+static IBX_HOT int check_passive(MPI_Win win, int rank, const char *fname)
 {
 	if (win->access == MPIL_EPOCH_LOCK_ALL ||
 	    (win->access == MPIL_EPOCH_LOCK && (rank < 0 || win->t[rank].lock_type)))
@@ -628,7 +628,7 @@ static int check_passive(MPI_Win win, int rank, const char *fname)
 			    epoch_name(win->access));
 }
 
-static int flush_one(int rank, MPI_Win win, const char *fname)
+static IBX_HOT int flush_one(int rank, MPI_Win win, const char *fname)
 {
 	MPIL_CHECK(mpil_win_check(win, fname));
 	if (rank != MPI_PROC_NULL)
@@ -639,7 +639,7 @@ static int flush_one(int rank, MPI_Win win, const char *fname)
 	return mpil_win_flush_target(win, rank, fname);
 }
 
-static int flush_all(MPI_Win win, const char *fname)
+static IBX_HOT int flush_all(MPI_Win win, const char *fname)
 {
 	MPIL_CHECK(mpil_win_check(win, fname));
 	MPIL_CHECK(check_passive(win, -1, fname));
@@ -648,22 +648,22 @@ static int flush_all(MPI_Win win, const char *fname)
 
 /* The engine's flush is remote completion, which includes local
  * completion: the _local forms are the same calls. */
-MPIL_PMPI_ALIAS(Win_flush)
-int PMPI_Win_flush(int rank, MPI_Win win)
+MPIL_PMPI_ALIAS_HOT(Win_flush)
+IBX_HOT int PMPI_Win_flush(int rank, MPI_Win win)
 {
 	MPIL_CS_GUARD();
 	return flush_one(rank, win, "MPI_Win_flush");
 }
 
-MPIL_PMPI_ALIAS(Win_flush_local)
-int PMPI_Win_flush_local(int rank, MPI_Win win)
+MPIL_PMPI_ALIAS_HOT(Win_flush_local)
+IBX_HOT int PMPI_Win_flush_local(int rank, MPI_Win win)
 {
 	MPIL_CS_GUARD();
 	return flush_one(rank, win, "MPI_Win_flush_local");
 }
 
-MPIL_PMPI_ALIAS(Win_flush_all)
-int PMPI_Win_flush_all(MPI_Win win)
+MPIL_PMPI_ALIAS_HOT(Win_flush_all)
+IBX_HOT int PMPI_Win_flush_all(MPI_Win win)
 {
 	MPIL_CS_GUARD();
 	return flush_all(win, "MPI_Win_flush_all");

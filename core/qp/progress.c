@@ -97,7 +97,7 @@ static void sqe_done(qp_peer_t *p, qp_sqe_t *e, ibx_status_t st)
 	e->kind = 0;
 }
 
-static void tx_completion(qp_path_t *path, const struct ibv_wc *wc)
+static IBX_HOT void tx_completion(qp_path_t *path, const struct ibv_wc *wc)
 {
 	uint32_t idx = (uint32_t)(wc->wr_id >> 32), seq = (uint32_t)wc->wr_id;
 	qp_peer_t *p;
@@ -593,7 +593,7 @@ void ibx_qp_peer_lose(ibx_peer_t *peer, const char *why)
 
 /* ---- progress ------------------------------------------------------------------------- */
 
-int ibx_qp_path_progress(ibx_ctx_t *ctx, void *state)
+IBX_HOT int ibx_qp_path_progress(ibx_ctx_t *ctx, void *state)
 {
 	qp_path_t *path = state;
 	struct ibv_wc wc[POLL_BATCH];

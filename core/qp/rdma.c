@@ -95,7 +95,7 @@ static inline void bounce_copy(void *dst, const char *src, size_t len)
 	}
 }
 
-void ibx_qp_rma_sqe_done(qp_peer_t *p, qp_sqe_t *e, ibx_status_t st)
+IBX_HOT void ibx_qp_rma_sqe_done(qp_peer_t *p, qp_sqe_t *e, ibx_status_t st)
 {
 	qp_path_t *path = p->path;
 
@@ -187,7 +187,7 @@ static inline ibx_status_t get_bcopy_post(qp_peer_t *p, void *dst, size_t len, u
  * everything else goes to rma_start_chain, whose WQE and SGE arrays take
  * 10 KiB. A small put or get from a thread with a small stack (user-level
  * threads often have 16 KiB) then does not come near its end. */
-static ibx_status_t rma_start(qp_peer_t *p, qp_op_t *op, bool from_queue)
+static IBX_HOT ibx_status_t rma_start(qp_peer_t *p, qp_op_t *op, bool from_queue)
 {
 	qp_path_t *path = p->path;
 	bool is_read = op->kind == OP_GET, is_imm = op->kind == OP_PUT_IMM;
@@ -379,7 +379,7 @@ static inline ibx_status_t amo_post(qp_peer_t *p, enum qp_op_kind kind, uint64_t
 	return st == IBX_OK ? IBX_INPROGRESS : st;
 }
 
-static ibx_status_t amo_start(qp_peer_t *p, qp_op_t *op)
+static IBX_HOT ibx_status_t amo_start(qp_peer_t *p, qp_op_t *op)
 {
 	return amo_post(p, op->kind, op->raddr, op->rkey, op->a, op->b, op->result, op->req);
 }
@@ -435,7 +435,7 @@ static inline bool rma_direct_ok(const qp_peer_t *p)
 	return !p->pend_head && p->error == IBX_OK && qp_sq_space(p) > 0;
 }
 
-static ibx_status_t rma_submit(ibx_peer_t *peer, qp_op_t *op)
+static IBX_HOT ibx_status_t rma_submit(ibx_peer_t *peer, qp_op_t *op)
 {
 	qp_peer_t *p = peer->path;
 	ibx_status_t st;
@@ -451,7 +451,7 @@ static ibx_status_t rma_submit(ibx_peer_t *peer, qp_op_t *op)
 	return st;
 }
 
-static ibx_status_t iov_check(qp_peer_t *p, const struct iovec *iov, int n)
+static IBX_HOT ibx_status_t iov_check(qp_peer_t *p, const struct iovec *iov, int n)
 {
 	if (n < 0 || (n > 0 && !iov))
 		return IBX_ERR_INVALID_PARAM;
@@ -465,8 +465,8 @@ static ibx_status_t iov_check(qp_peer_t *p, const struct iovec *iov, int n)
 	return IBX_OK;
 }
 
-ibx_status_t ibx_qp_rma_put(ibx_peer_t *peer, const struct iovec *src, int n, uint64_t raddr,
-			    uint32_t rkey, ibx_request_t *req)
+IBX_HOT ibx_status_t ibx_qp_rma_put(ibx_peer_t *peer, const struct iovec *src, int n,
+				    uint64_t raddr, uint32_t rkey, ibx_request_t *req)
 {
 	qp_op_t op = {.kind = OP_PUT, .req = req, .raddr = raddr, .rkey = rkey, .iov = src, .n = n};
 	ibx_status_t st = iov_check(peer->path, src, n);
@@ -485,8 +485,8 @@ static __attribute__((noinline)) ibx_status_t rma_get_op(ibx_peer_t *peer, const
 	return st != IBX_OK ? st : rma_submit(peer, &op);
 }
 
-ibx_status_t ibx_qp_rma_get(ibx_peer_t *peer, const struct iovec *dst, int n, uint64_t raddr,
-			    uint32_t rkey, ibx_request_t *req)
+IBX_HOT ibx_status_t ibx_qp_rma_get(ibx_peer_t *peer, const struct iovec *dst, int n,
+				    uint64_t raddr, uint32_t rkey, ibx_request_t *req)
 {
 	qp_peer_t *p = peer->path;
 
@@ -549,19 +549,20 @@ static inline ibx_status_t amo_submit(ibx_peer_t *peer, enum qp_op_kind kind, ui
 	return amo_op(peer, kind, raddr, rkey, a, b, result, req);
 }
 
-ibx_status_t ibx_qp_rma_fetch_add(ibx_peer_t *peer, uint64_t raddr, uint32_t rkey, uint64_t add,
-				  uint64_t *result, ibx_request_t *req)
+IBX_HOT ibx_status_t ibx_qp_rma_fetch_add(ibx_peer_t *peer, uint64_t raddr, uint32_t rkey,
+					  uint64_t add, uint64_t *result, ibx_request_t *req)
 {
 	return amo_submit(peer, OP_FADD, raddr, rkey, add, 0, result, req);
 }
 
-ibx_status_t ibx_qp_rma_cswap(ibx_peer_t *peer, uint64_t raddr, uint32_t rkey, uint64_t compare,
-			      uint64_t swap, uint64_t *result, ibx_request_t *req)
+IBX_HOT ibx_status_t ibx_qp_rma_cswap(ibx_peer_t *peer, uint64_t raddr, uint32_t rkey,
+				      uint64_t compare, uint64_t swap, uint64_t *result,
+				      ibx_request_t *req)
 {
 	return amo_submit(peer, OP_CSWAP, raddr, rkey, compare, swap, result, req);
 }
 
-ibx_status_t ibx_qp_rma_flush(ibx_peer_t *peer)
+IBX_HOT ibx_status_t ibx_qp_rma_flush(ibx_peer_t *peer)
 {
 	qp_peer_t *p = peer->path;
 	qp_path_t *path = p->path;

@@ -48,7 +48,8 @@ static ibx_status_t iov_total(const struct iovec *iov, int n, size_t *total_p)
 	return IBX_OK;
 }
 
-static ibx_status_t op_check(ibx_ctx_t *ctx, const ibx_rkey_t *rk, uint64_t raddr, size_t len)
+static IBX_HOT ibx_status_t op_check(ibx_ctx_t *ctx, const ibx_rkey_t *rk, uint64_t raddr,
+				     size_t len)
 {
 	if (ibx_unlikely(!ctx || !rk))
 		return IBX_ERR_INVALID_PARAM;
@@ -156,8 +157,8 @@ static inline __attribute__((always_inline)) ibx_status_t xfer(ibx_ctx_t *ctx,
 	return peer->ops->get(peer, iov, n, raddr, rk->verbs_rkey, req);
 }
 
-ibx_status_t ibx_put(ibx_ctx_t *ctx, const void *buf, size_t len, uint64_t raddr,
-		     const ibx_rkey_t *rkey, ibx_request_t *req)
+IBX_HOT ibx_status_t ibx_put(ibx_ctx_t *ctx, const void *buf, size_t len, uint64_t raddr,
+			     const ibx_rkey_t *rkey, ibx_request_t *req)
 {
 	struct iovec v = {(void *)buf, len};
 
@@ -166,8 +167,8 @@ ibx_status_t ibx_put(ibx_ctx_t *ctx, const void *buf, size_t len, uint64_t raddr
 	return xfer(ctx, &v, 1, raddr, rkey, req, true);
 }
 
-ibx_status_t ibx_get(ibx_ctx_t *ctx, void *buf, size_t len, uint64_t raddr, const ibx_rkey_t *rkey,
-		     ibx_request_t *req)
+IBX_HOT ibx_status_t ibx_get(ibx_ctx_t *ctx, void *buf, size_t len, uint64_t raddr,
+			     const ibx_rkey_t *rkey, ibx_request_t *req)
 {
 	struct iovec v = {buf, len};
 
@@ -353,9 +354,9 @@ static ibx_status_t amo_verbs_swap(ibx_ctx_t *ctx, ibx_peer_t *peer, uint32_t ke
 	return IBX_OK;
 }
 
-static ibx_status_t amo_verbs(ibx_ctx_t *ctx, const ibx_rkey_t *rk, ibx_atomic_op_t op,
-			      uint64_t value, uint64_t compare, uint64_t *result, uint64_t raddr,
-			      ibx_request_t *req)
+static IBX_HOT ibx_status_t amo_verbs(ibx_ctx_t *ctx, const ibx_rkey_t *rk, ibx_atomic_op_t op,
+				      uint64_t value, uint64_t compare, uint64_t *result,
+				      uint64_t raddr, ibx_request_t *req)
 {
 	ibx_peer_t *peer = rk->amo_peer ? rk->amo_peer : &ctx->peers[rk->owner];
 	rma_state_t *st = ctx->rma;
@@ -378,9 +379,9 @@ static ibx_status_t amo_verbs(ibx_ctx_t *ctx, const ibx_rkey_t *rk, ibx_atomic_o
 	return IBX_ERR_INVALID_PARAM;
 }
 
-ibx_status_t ibx_atomic(ibx_ctx_t *ctx, ibx_atomic_op_t op, uint64_t value, uint64_t compare,
-			uint64_t *result, uint64_t raddr, const ibx_rkey_t *rkey,
-			ibx_request_t *req)
+IBX_HOT ibx_status_t ibx_atomic(ibx_ctx_t *ctx, ibx_atomic_op_t op, uint64_t value,
+				uint64_t compare, uint64_t *result, uint64_t raddr,
+				const ibx_rkey_t *rkey, ibx_request_t *req)
 {
 	uint64_t old = 0;
 	ibx_status_t s;
@@ -419,7 +420,7 @@ ibx_status_t ibx_atomic(ibx_ctx_t *ctx, ibx_atomic_op_t op, uint64_t value, uint
 
 /* Completes the engine operations towards @peer (those through a path:
  * direct and CMA operations are complete when they return). */
-static ibx_status_t flush_peer(ibx_ctx_t *ctx, int peer)
+static IBX_HOT ibx_status_t flush_peer(ibx_ctx_t *ctx, int peer)
 {
 	ibx_peer_t *p = &ctx->peers[peer];
 	uint8_t via = p->rma_via;
@@ -450,7 +451,7 @@ static ibx_status_t flush_peer(ibx_ctx_t *ctx, int peer)
 	return p->ops->flush(p);
 }
 
-ibx_status_t ibx_flush(ibx_ctx_t *ctx, int peer)
+IBX_HOT ibx_status_t ibx_flush(ibx_ctx_t *ctx, int peer)
 {
 	if (!ctx || peer < 0 || peer >= ctx->size)
 		return IBX_ERR_INVALID_PARAM;
