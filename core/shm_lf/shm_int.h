@@ -472,11 +472,14 @@ static inline void ibx_shm_cells_release(ibx_shm_cells_t *c)
 
 /* ---- pipelined copy ------------------------------------------------------- */
 
-/* One chunk's full flag: seq = chunk position + 1 when full. */
+/* One chunk's full flag: seq = chunk position + 1 when full; next: the
+ * slot the following position goes into (the sender's ring, see
+ * shm_copy.c), published with seq. */
 typedef struct ibx_shm_chunk_hdr {
 	_Atomic uint64_t seq;
 	uint64_t len;
-	uint8_t pad[IBX_CACHELINE - 16];
+	uint32_t next;
+	uint8_t pad[IBX_CACHELINE - 20];
 } __attribute__((aligned(IBX_CACHELINE))) ibx_shm_chunk_hdr_t;
 
 /* The same ordering points as the ring, for pipe chunks. */
@@ -490,20 +493,47 @@ static inline bool chunk_consume(ibx_shm_chunk_hdr_t *c, uint64_t pos)
 	return atomic_load_explicit(&c->seq, memory_order_acquire) == pos + 1;
 }
 
+/* The sender's choice of ring (shm_copy.c): times of batches of a stream
+ * through each of the two rings, and the clock of the current one. */
+enum { IBX_SHM_RING_SMALL, IBX_SHM_RING_LARGE };
+#define IBX_SHM_RING_SAMPLES 5
+typedef struct ibx_shm_ring_tune {
+	uint32_t small;			      /* 0: the ring is fixed */
+	uint8_t want;			      /* ring to measure or keep (IBX_SHM_RING_*) */
+	uint8_t samples[2];		      /* batches timed per ring */
+	bool decided;			      /* both measured: @want is the faster */
+	bool announce;			      /* decided since the owner last looked */
+	uint64_t ns[2][IBX_SHM_RING_SAMPLES]; /* batch times per ring */
+	uint64_t median_ns[2];		      /* their medians, once complete */
+	uint64_t last_ns;		      /* last publication */
+	uint64_t streak_bytes;		      /* published since the stream's last pause */
+	uint64_t batch_t0;		      /* ns; 0: no batch under way */
+	uint64_t batch_bytes;		      /* published since batch_t0 */
+} ibx_shm_ring_tune_t;
+
 typedef struct ibx_shm_pipe {
 	ibx_shm_chunk_hdr_t *hdrs;
 	uint8_t *data;
 	size_t chunk; /* bytes per chunk */
 	size_t first; /* tx: a message's first chunk carries this much (ramp) */
 	uint32_t nchunks;
-	uint64_t pos;	    /* next chunk position to fill (tx) or drain (rx) */
-	uint64_t limit;	    /* tx: positions below are known free */
-	ibx_shm_ack_t *ack; /* tx: own segment; rx: the writer's segment */
+	uint32_t slot;		  /* slot of position pos (tx: ours; rx: the sender's word) */
+	uint32_t ring;		  /* tx: slots in rotation, 2..nchunks */
+	uint64_t pos;		  /* next chunk position to fill (tx) or drain (rx) */
+	uint64_t limit;		  /* tx: positions below are known free */
+	ibx_shm_ack_t *ack;	  /* tx: own segment; rx: the writer's segment */
+	ibx_shm_ring_tune_t tune; /* tx */
 } ibx_shm_pipe_t;
 
-/* No ramp: every chunk full (p->first = chunk; the path sets its ramp). */
+/* No ramp: every chunk full (p->first = chunk; the path sets its ramp);
+ * a fixed ring of all @nchunks until ibx_shm_pipe_tune_init. */
 void ibx_shm_pipe_init(ibx_shm_pipe_t *p, ibx_shm_chunk_hdr_t *hdrs, uint8_t *data, size_t chunk,
 		       uint32_t nchunks, ibx_shm_ack_t *ack);
+/* Sender: a fixed ring of @ring chunks (0: measure and choose between
+ * @small chunks and all of them). */
+void ibx_shm_pipe_tune_init(ibx_shm_pipe_t *p, uint32_t ring, uint32_t small);
+/* Sender: ring size chosen since the last call? (for the path's log line) */
+bool ibx_shm_pipe_tune_announce(ibx_shm_pipe_t *p);
 /* Sender: copies the next bytes of a message — of @req's bytes from
  * offset @at, at most @len (through the cursor for a typed request: the
  * segment pack of BC-SPUP), @off of them pushed before — into free chunks; returns the bytes copied
@@ -558,7 +588,7 @@ void ibx_shm_calib_describe(const ibx_shm_calib_t *c, char *buf, size_t size);
 /* ---- segments ------------------------------------------------------------- */
 
 #define IBX_SHM_MAGIC	0x69627873686d6c66ull /* "ibxshmlf" */
-#define IBX_SHM_VERSION 2u
+#define IBX_SHM_VERSION 3u
 #define IBX_SHM_PREFIX	"ibx-"
 
 typedef struct ibx_shm_geom {

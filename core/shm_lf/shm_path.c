@@ -42,6 +42,9 @@
 #include <unistd.h>
 
 #define SHM_BOOT_KEY "shm"
+/* the small ring IBX_SHM_PIPE_RING=auto tries: 4 x 64k, what two
+ * hyperthreads' shared L2 keeps */
+#define PIPE_RING_SMALL 4
 
 /* What a process publishes at init (the path follows, NUL-terminated). */
 typedef struct shm_boot_info {
@@ -131,6 +134,22 @@ static void calib_publish(shm_state_t *st)
 	st->seg.hdr->calib = c;
 }
 
+/* Chunks per pipe: IBX_SHM_PIPE_CHUNKS, cut so that the @npeers pipes into
+ * our segment fit IBX_SHM_PIPE_MEM (not below 4, nor below the ring asked
+ * for). Every local rank computes the same. */
+static uint32_t pipe_chunks_fit(const ibx_shm_config_t *cfg, int npeers)
+{
+	uint64_t chunks = (uint64_t)cfg->SHM_PIPE_CHUNKS;
+	uint64_t fit =
+	    (uint64_t)cfg->SHM_PIPE_MEM / ((uint64_t)npeers * (uint64_t)cfg->SHM_PIPE_CHUNK);
+	uint64_t floor = cfg->SHM_PIPE_RING > 4 ? (uint64_t)cfg->SHM_PIPE_RING : 4;
+
+	if (fit < chunks)
+		chunks = fit > floor ? fit : floor;
+	return (uint32_t)(chunks < (uint64_t)cfg->SHM_PIPE_CHUNKS ? chunks
+								  : (uint64_t)cfg->SHM_PIPE_CHUNKS);
+}
+
 static ibx_status_t shm_init(ibx_ctx_t *ctx, const int *ranks, int n, void **state_p)
 {
 	const ibx_shm_config_t *cfg = ibx_shm_config();
@@ -145,6 +164,7 @@ static ibx_status_t shm_init(ibx_ctx_t *ctx, const int *ranks, int n, void **sta
 		return IBX_OK;
 	if (cfg->SHM_RING_SLOTS <= 0 || cfg->SHM_RING_SLOTS > 65536 || cfg->SHM_PIPE_CHUNKS <= 0 ||
 	    cfg->SHM_PIPE_CHUNKS > 1024 || cfg->SHM_PIPE_CHUNK <= 0 || cfg->SHM_EAGER_LIMIT < 0 ||
+	    cfg->SHM_PIPE_RING < 0 || cfg->SHM_PIPE_RING == 1 || cfg->SHM_PIPE_MEM < 0 ||
 	    cfg->SHM_PIPE_FIRST < 64 || cfg->SHM_EAGER_CELLS < 0 || cfg->SHM_EAGER_CELLS > 1024) {
 		ibx_error("shm: IBX_SHM_* values out of range (see ibtest info)");
 		return IBX_ERR_INVALID_PARAM;
@@ -154,8 +174,8 @@ static ibx_status_t shm_init(ibx_ctx_t *ctx, const int *ranks, int n, void **sta
 		return IBX_ERR_NO_MEMORY;
 	st->ctx = ctx;
 	st->geom.ring_slots = (uint32_t)cfg->SHM_RING_SLOTS;
-	st->geom.pipe_chunks = (uint32_t)cfg->SHM_PIPE_CHUNKS;
 	st->geom.pipe_chunk = (uint64_t)cfg->SHM_PIPE_CHUNK;
+	st->geom.pipe_chunks = pipe_chunks_fit(cfg, n);
 	/* cells hold what the eager limit lets through, above the slot sizes;
 	 * beyond 8 peers the segment's cells are shared out among them (the
 	 * segment grows with the peers, the memory of the node with their
@@ -330,6 +350,7 @@ static ibx_status_t connect_peer(shm_state_t *st, int i)
 	ibx_shm_pipe_init(&p->prx, mine.chunk_hdrs, mine.chunks, st->geom.pipe_chunk,
 			  st->geom.pipe_chunks, theirs.ack);
 	p->ptx.first = st->pipe_first < p->ptx.chunk ? st->pipe_first : p->ptx.chunk;
+	ibx_shm_pipe_tune_init(&p->ptx, (uint32_t)ibx_shm_config()->SHM_PIPE_RING, PIPE_RING_SMALL);
 	ibx_shm_cells_init(&p->txc, theirs.cells, pg->cell_size, pg->cells, mine.ack);
 	ibx_shm_cells_init(&p->rxc, mine.cells, st->geom.cell_size, st->geom.cells, theirs.ack);
 	/* at least two eager packets fit the peer's ring at once */

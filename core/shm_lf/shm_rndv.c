@@ -218,6 +218,17 @@ static ibx_status_t tx_answer(shm_peer_t *p, const ibx_shm_slot_t *h, uint64_t v
 	return IBX_OK;
 }
 
+static void pipe_ring_log(const shm_peer_t *p)
+{
+	const ibx_shm_ring_tune_t *t = &p->ptx.tune;
+
+	ibx_info("shm: pipe to rank %d: a ring of %u chunks (median 1 MiB batch: %.1f us through "
+		 "%u, %.1f us through %u)",
+		 p->rank, t->want == IBX_SHM_RING_SMALL ? t->small : p->ptx.nchunks,
+		 (double)t->median_ns[IBX_SHM_RING_LARGE] / 1e3, p->ptx.nchunks,
+		 (double)t->median_ns[IBX_SHM_RING_SMALL] / 1e3, t->small);
+}
+
 static int pipe_tx_work(shm_peer_t *p)
 {
 	ibx_request_t *req;
@@ -243,6 +254,8 @@ static int pipe_tx_work(shm_peer_t *p)
 		ibx_req_complete(req, IBX_OK);
 		n++;
 	}
+	if (ibx_unlikely(ibx_shm_pipe_tune_announce(&p->ptx)))
+		pipe_ring_log(p);
 	return n;
 }
 

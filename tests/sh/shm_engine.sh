@@ -154,6 +154,22 @@ else
 fi
 run all-tiny 0 IBX_SHM_RING_SLOTS=8 IBX_SHM_EAGER_LIMIT=0 IBX_SHM_PIPE_CHUNKS=2 \
 	IBX_SHM_PIPE_CHUNK=4k -- -n 3 "$BIN" all
+# the pipe's ring fixed at 2 chunks (the sender only 2 ahead), and the
+# pipes cut to fit IBX_SHM_PIPE_MEM: 1 MiB for 2 peers of 64 KiB chunks
+run all-ring2 0 IBX_SHM_PIPE_RING=2 -- -n 3 "$BIN" all
+if run pipe-mem 0 IBX_LOG=debug IBX_SHM_PIPE_MEM=1m -- -n 3 "$BIN" all; then
+	n=$(grep -c 'connected (pid [0-9]*, ring [0-9]* slots, pipe 8 x 65536' "$LOG/pipe-mem")
+	[ "$n" -eq 6 ] || fail "pipe-mem: $n of 6 connections have 8 chunks of 64 KiB"
+fi
+# a ring of one chunk cannot pipeline: refused at init, with a reason
+IBX_SHM_PIPE_RING=1 timeout -k 5 120 "$RUN" --timeout 100 -n 2 "$BIN" all >"$LOG/ring-one" 2>&1
+rc=$?
+if [ "$rc" -eq 0 ] || ! grep -q 'IBX_SHM_\* values out of range' "$LOG/ring-one"; then
+	fail "ring-one: IBX_SHM_PIPE_RING=1 gave exit $rc without the range error"
+	tail -n 5 "$LOG/ring-one" | sed 's/^/    | /'
+else
+	echo "ok   ring-one (refused at init, exit $rc)"
+fi
 # two eager cells and a small ring: 0.5-8 KiB messages find the cells
 # full and take slots, in order with the ones in cells
 run all-cells2 0 IBX_SHM_EAGER_CELLS=2 IBX_SHM_RING_SLOTS=512 -- -n 3 "$BIN" all

@@ -350,6 +350,7 @@ typedef struct pipe_test {
 	ibx_shm_chunk_hdr_t hdrs[4];
 	uint64_t nmsg;
 	_Atomic int writer_saw_full;
+	_Atomic int ring_switches;
 	uint8_t data[4 * 4096];
 } pipe_test_t;
 
@@ -370,9 +371,17 @@ static int pipe_writer(pipe_test_t *t)
 
 	ibx_shm_pipe_init(&p, t->hdrs, t->data, 4096, 4, &t->ack);
 	p.first = 1000; /* the ramp: 1000, 3000, then whole 4096-byte chunks */
+	/* the ring flips between 2 and 4 chunks every 37 messages (as the
+	 * automatic choice would, once the pipe is empty) */
+	p.tune.small = 2;
+	p.tune.decided = true;
+	p.tune.want = IBX_SHM_RING_LARGE;
 	for (uint64_t i = 0; i < t->nmsg; i++) {
 		size_t len = pipe_msg_len(i), done = 0;
+		uint32_t ring = p.ring;
 
+		if (i % 37 == 36)
+			p.tune.want = !p.tune.want;
 		msg_fill(i, buf, len);
 		while (done < len) {
 			size_t n = ibx_shm_pipe_push(&p, &rq, done, len - done, done);
@@ -383,6 +392,8 @@ static int pipe_writer(pipe_test_t *t)
 			}
 			done += n;
 		}
+		if (p.ring != ring)
+			atomic_fetch_add(&t->ring_switches, 1);
 	}
 	return 0;
 }
@@ -438,6 +449,7 @@ static void test_pipe_stress(void **state)
 		_exit(pipe_writer(t));
 	assert_int_equal(pipe_reader(t), 0);
 	assert_int_equal(wait_child(pid), 0);
+	assert_true(atomic_load(&t->ring_switches) > 0);
 
 	/* and between threads, for TSan */
 	memset(t, 0, sizeof(*t));
@@ -461,6 +473,70 @@ static void test_pipe_corrupt(void **state)
 	ibx_shm_pipe_init(&rx, t->hdrs, t->data, 4096, 4, &t->ack);
 	memset(buf, 1, sizeof(buf));
 	assert_int_equal(ibx_shm_pipe_push(&tx, &rq, 0, 3000, 0), 3000);
+	assert_int_equal(ibx_shm_pipe_pull(&rx, &rq, 0, 100), (size_t)-1);
+	munmap(t, sizeof(*t));
+}
+
+/* The sender's ring: a switch waits for an empty pipe, a ring of 2 lets
+ * the sender only 2 chunks ahead and uses slots 0 and 1, and the receiver
+ * follows the chain whatever the ring. */
+static void test_pipe_ring_switch(void **state)
+{
+	pipe_test_t *t = shared_alloc(sizeof(*t));
+	static uint8_t in[4 * 4096], out[4 * 4096];
+	ibx_request_t rin = {.buf = in}, rout = {.buf = out};
+	ibx_shm_pipe_t tx, rx;
+
+	ibx_shm_pipe_init(&tx, t->hdrs, t->data, 4096, 4, &t->ack);
+	ibx_shm_pipe_init(&rx, t->hdrs, t->data, 4096, 4, &t->ack);
+	tx.tune.small = 2;
+	tx.tune.decided = true;
+	tx.tune.want = IBX_SHM_RING_SMALL;
+
+	msg_fill(1, in, sizeof(in));
+	assert_int_equal(ibx_shm_pipe_push(&tx, &rin, 0, 2 * 4096, 0), 2 * 4096);
+	assert_int_equal(tx.ring, 2);
+	assert_int_equal(ibx_shm_pipe_push(&tx, &rin, 2 * 4096, 4096, 2 * 4096), 0); /* full */
+	assert_int_equal(atomic_load(&t->hdrs[2].seq), 0);			     /* untouched */
+	memset(out, 0, sizeof(out));
+	assert_int_equal(ibx_shm_pipe_pull(&rx, &rout, 0, 2 * 4096), 2 * 4096);
+	assert_memory_equal(in, out, 2 * 4096);
+
+	/* back to all 4: the pipe is empty, the switch happens at once */
+	tx.tune.want = IBX_SHM_RING_LARGE;
+	msg_fill(2, in, sizeof(in));
+	assert_int_equal(ibx_shm_pipe_push(&tx, &rin, 0, sizeof(in), 0), sizeof(in));
+	assert_int_equal(tx.ring, 4);
+	assert_int_equal(ibx_shm_pipe_pull(&rx, &rout, 0, sizeof(in)), sizeof(in));
+	assert_memory_equal(in, out, sizeof(in));
+
+	/* not while a chunk waits: the ring stays until the receiver drained */
+	msg_fill(3, in, sizeof(in));
+	assert_int_equal(ibx_shm_pipe_push(&tx, &rin, 0, 4096, 0), 4096);
+	tx.tune.want = IBX_SHM_RING_SMALL;
+	assert_int_equal(ibx_shm_pipe_push(&tx, &rin, 4096, 4096, 4096), 4096);
+	assert_int_equal(tx.ring, 4);
+	assert_int_equal(ibx_shm_pipe_pull(&rx, &rout, 0, 2 * 4096), 2 * 4096);
+	assert_int_equal(ibx_shm_pipe_push(&tx, &rin, 2 * 4096, 2 * 4096, 2 * 4096), 2 * 4096);
+	assert_int_equal(tx.ring, 2);
+	assert_int_equal(ibx_shm_pipe_pull(&rx, &rout, 2 * 4096, 2 * 4096), 2 * 4096);
+	assert_memory_equal(in, out, sizeof(in));
+	munmap(t, sizeof(*t));
+}
+
+/* A chunk whose next slot is outside the pipe is refused. */
+static void test_pipe_corrupt_next(void **state)
+{
+	pipe_test_t *t = shared_alloc(sizeof(*t));
+	ibx_shm_pipe_t tx, rx;
+	uint8_t buf[4096];
+	ibx_request_t rq = {.buf = buf};
+
+	ibx_shm_pipe_init(&tx, t->hdrs, t->data, 4096, 4, &t->ack);
+	ibx_shm_pipe_init(&rx, t->hdrs, t->data, 4096, 4, &t->ack);
+	memset(buf, 1, sizeof(buf));
+	assert_int_equal(ibx_shm_pipe_push(&tx, &rq, 0, 100, 0), 100);
+	t->hdrs[0].next = 4;
 	assert_int_equal(ibx_shm_pipe_pull(&rx, &rq, 0, 100), (size_t)-1);
 	munmap(t, sizeof(*t));
 }
@@ -809,6 +885,8 @@ int main(void)
 	    cmocka_unit_test(test_ring_stress_threads),
 	    cmocka_unit_test(test_pipe_stress),
 	    cmocka_unit_test(test_pipe_corrupt),
+	    cmocka_unit_test(test_pipe_ring_switch),
+	    cmocka_unit_test(test_pipe_corrupt_next),
 	    cmocka_unit_test(test_geom_check),
 	    cmocka_unit_test(test_seg_lifecycle),
 	    cmocka_unit_test(test_pid_alive),
