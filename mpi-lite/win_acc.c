@@ -28,7 +28,10 @@
  * word, compare-and-swap, retry with the word met); otherwise ibx_atomic
  * (CMA, verbs, our own created memory whose atomics take the owner's RMW
  * lock) — ADD/FADD, SWAP, one CSWAP for an 8-byte Compare_and_swap, CSWAP
- * loops for the rest, 16 elements in flight.
+ * loops for the rest, 16 elements in flight. An element under 8 bytes
+ * starts from a plain read of its word and writes only if the operation
+ * changes it (amo_unchanged): the NIC's CSWAP writes all 8 bytes, and must
+ * not undo a put into the other bytes of the word.
  *
  * LOCK, under the target's accumulate lock (win_lock.c):
  *
@@ -39,6 +42,10 @@
  * their results; fire-and-forget ADDs are followed by a flush), so the
  * accumulates of one origin land in program order; accumulate_ordering=none
  * skips that flush. Request forms complete before returning the request.
+ *
+ * Length: the two methods, the argument checks and the six entry points
+ * share the private call record (acc_t) and its helpers; split, they
+ * would all have to be exported.
  */
 #include "win_fast.h"
 #include "win_int.h"
@@ -127,6 +134,7 @@ typedef struct amo {
 	uint64_t seen;	/* what the atomic found */
 	int64_t poff;	/* the element's packed offset */
 	bool done, started;
+	bool read;	  /* engine, element under 8 bytes: read the word first (amo_read) */
 	ibx_request_t rq; /* engine atomics */
 } amo_t;
 
@@ -162,6 +170,7 @@ static void amo_prepare(const acc_t *a, amo_t *s, uint64_t raddr, int64_t poff)
 	s->waddr = raddr & ~(uint64_t)7;
 	s->shift = (unsigned)(raddr & 7);
 	s->poff = poff;
+	s->read = !a->cpu && a->es < 8;
 	if (!a->cmp && id == MPIL_OP_NO_OP) {
 		s->how = AMO_FADD;
 		return;
@@ -189,17 +198,38 @@ static uint64_t amo_new(const acc_t *a, const amo_t *s)
 	return s->how == AMO_LOOP ? word_apply(a, s->guess, s->shift, s->poff) : s->val;
 }
 
+static void amo_result(const acc_t *a, amo_t *s)
+{
+	s->done = true;
+	if (a->res)
+		memcpy(a->res + s->poff, (char *)&s->seen + s->shift, a->es);
+}
+
+/* A CAS loop whose element the operation leaves as it is (a compare that
+ * fails, MPI_NO_OP, ...) is done without writing: the word met is the
+ * answer. Over the NIC this matters: its compare-and-swap writes all 8
+ * bytes back, and a plain put into the word's other bytes (another
+ * element, not under any lock: a lock word next to the counter it guards)
+ * that lands between the NIC's read and write would be undone. */
+static bool amo_unchanged(const acc_t *a, amo_t *s)
+{
+	if (s->how != AMO_LOOP || word_apply(a, s->guess, s->shift, s->poff) != s->guess)
+		return false;
+	s->seen = s->guess;
+	amo_result(a, s);
+	return true;
+}
+
 /* The atomic has returned: done, or (a CAS loop that met another value)
  * to be tried again with the value it met. */
 static void amo_settle(const acc_t *a, amo_t *s)
 {
 	if (s->how == AMO_LOOP && s->seen != s->guess) {
 		s->guess = s->seen;
+		amo_unchanged(a, s);
 		return;
 	}
-	s->done = true;
-	if (a->res)
-		memcpy(a->res + s->poff, (char *)&s->seen + s->shift, a->es);
+	amo_result(a, s);
 }
 
 /* With CPU instructions on the mapped word; without a result nothing is
@@ -294,11 +324,53 @@ typedef struct amo_batch {
 	amo_t s[ACC_BATCH];
 } amo_batch_t;
 
+/* Elements under 8 bytes through the engine start from the word as it is,
+ * read (RDMA READ, CMA or a load), never from an atomic that writes it
+ * back: MPI_NO_OP is that read, a CAS loop starts from it and may end
+ * there (amo_unchanged). */
+static ibx_status_t amo_read(acc_t *a, amo_batch_t *b)
+{
+	ibx_status_t first = IBX_OK;
+
+	for (int i = 0; i < b->n; i++) {
+		amo_t *s = &b->s[i];
+		ibx_status_t st;
+
+		if (!s->read)
+			continue;
+		s->rq.cb = NULL;
+		st = ibx_get(mpil_g.ctx, &s->seen, 8, s->waddr, a->w.rk, &s->rq);
+		s->started = st == IBX_OK || st == IBX_INPROGRESS;
+		if (!s->started && first == IBX_OK)
+			first = st;
+	}
+	for (int i = 0; i < b->n; i++) {
+		amo_t *s = &b->s[i];
+		ibx_status_t st;
+
+		if (!s->started)
+			continue;
+		s->started = false;
+		if ((st = mpil_ibx_wait(&s->rq)) != IBX_OK) {
+			if (first == IBX_OK)
+				first = st;
+			continue;
+		}
+		if (s->how == AMO_FADD) { /* MPI_NO_OP */
+			amo_result(a, s);
+			continue;
+		}
+		s->guess = s->seen;
+		amo_unchanged(a, s);
+	}
+	return first;
+}
+
 /* Runs the batch until every element is done; waits for everything it
  * started, also after a failure (the requests live here). */
 static ibx_status_t amo_run(acc_t *a, amo_batch_t *b)
 {
-	ibx_status_t first = IBX_OK;
+	ibx_status_t first = amo_read(a, b);
 	bool again = true;
 
 	while (again && first == IBX_OK) {
