@@ -171,7 +171,7 @@ static void amo_prepare(const acc_t *a, amo_t *s, uint64_t raddr, int64_t poff)
 	s->shift = (unsigned)(raddr & 7);
 	s->poff = poff;
 	s->read = !a->cpu && a->es < 8;
-	if (!a->cmp && id == MPIL_OP_NO_OP) {
+	if (!a->cmp && id == MPIL_OP_NO_OP && !s->read) {
 		s->how = AMO_FADD;
 		return;
 	}
@@ -324,10 +324,24 @@ typedef struct amo_batch {
 	amo_t s[ACC_BATCH];
 } amo_batch_t;
 
+/* Waits for an engine read or atomic that @s started; false (and the
+ * first failure kept in @first) if it did not complete. */
+static bool amo_wait(amo_t *s, ibx_status_t *first)
+{
+	ibx_status_t st;
+
+	s->started = false;
+	if ((st = mpil_ibx_wait(&s->rq)) == IBX_OK)
+		return true;
+	if (*first == IBX_OK)
+		*first = st;
+	return false;
+}
+
 /* Elements under 8 bytes through the engine start from the word as it is,
  * read (RDMA READ, CMA or a load), never from an atomic that writes it
- * back: MPI_NO_OP is that read, a CAS loop starts from it and may end
- * there (amo_unchanged). */
+ * back; a CAS loop starts from it and may end there (amo_unchanged: so
+ * does MPI_NO_OP, which changes nothing). */
 static ibx_status_t amo_read(acc_t *a, amo_batch_t *b)
 {
 	ibx_status_t first = IBX_OK;
@@ -346,20 +360,9 @@ static ibx_status_t amo_read(acc_t *a, amo_batch_t *b)
 	}
 	for (int i = 0; i < b->n; i++) {
 		amo_t *s = &b->s[i];
-		ibx_status_t st;
 
-		if (!s->started)
+		if (!s->started || !amo_wait(s, &first))
 			continue;
-		s->started = false;
-		if ((st = mpil_ibx_wait(&s->rq)) != IBX_OK) {
-			if (first == IBX_OK)
-				first = st;
-			continue;
-		}
-		if (s->how == AMO_FADD) { /* MPI_NO_OP */
-			amo_result(a, s);
-			continue;
-		}
 		s->guess = s->seen;
 		amo_unchanged(a, s);
 	}
@@ -380,15 +383,11 @@ static ibx_status_t amo_run(acc_t *a, amo_batch_t *b)
 				first = amo_start(a, &b->s[i]);
 		for (int i = 0; i < b->n; i++) {
 			amo_t *s = &b->s[i];
-			ibx_status_t st;
 
 			if (!s->started)
 				continue;
-			s->started = false;
-			if ((st = mpil_ibx_wait(&s->rq)) == IBX_OK)
+			if (amo_wait(s, &first))
 				amo_settle(a, s);
-			else if (first == IBX_OK)
-				first = st;
 			again |= !s->done;
 		}
 	}
