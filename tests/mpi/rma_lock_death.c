@@ -47,7 +47,9 @@ int main(int argc, char **argv)
 		rc = MPI_Win_lock(rank == 2 ? MPI_LOCK_EXCLUSIVE : MPI_LOCK_SHARED, 0, 0, win);
 		CHECK(rc != MPI_SUCCESS, "the lock held by a dead process was granted");
 		MPI_OK(MPI_Error_class(rc, &cls));
-		MPI_OK(MPI_Send(&cls, 1, MPI_INT, 0, 7, MPI_COMM_WORLD));
+		/* synchronous: an eager send is only locally complete, and over
+		 * verbs its WQE could go with the QP at the _exit below */
+		MPI_OK(MPI_Ssend(&cls, 1, MPI_INT, 0, 7, MPI_COMM_WORLD));
 		break;
 	}
 	fflush(stdout);

@@ -371,11 +371,11 @@ static ibx_status_t origin_size(eng_job_t *j, size_t size, double *samples, int 
 		memset(j->local, 0, size);
 	for (unsigned i = 0; i < warm && st == IBX_OK; i++, k++)
 		st = one_op(j, size, k, bad);
-	t0 = vp_ticks();
+	t0 = ibtest_ticks();
 	for (unsigned i = 0; i < o->iters && st == IBX_OK; i++, k++) {
 		st = one_op(j, size, k, bad);
-		t1 = vp_ticks();
-		samples[i] = vp_ticks_to_ns(t1 - t0) / 1000.0;
+		t1 = ibtest_ticks();
+		samples[i] = ibtest_ticks_to_ns(t1 - t0) / 1000.0;
 		t0 = t1;
 	}
 	if (st != IBX_OK)
@@ -465,7 +465,7 @@ static ibx_status_t run_sizes(eng_job_t *j, ibtest_report_t *rep, int *bad)
 		samples = malloc(o->iters * sizeof(*samples));
 		if (!samples)
 			return IBX_ERR_NO_MEMORY;
-		vp_clock_init();
+		ibtest_clock_init();
 	}
 	for (size_t size = first; st == IBX_OK; size *= 2) {
 		st = size_start(j, size);

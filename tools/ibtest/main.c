@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 static ibtest_cmd_t *ibtest_cmds;
 
@@ -53,6 +54,38 @@ uint64_t ibtest_now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+bool ibtest_use_tsc;
+double ibtest_ns_per_tick = 1.0;
+
+void ibtest_clock_init(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	char cs[32] = "";
+	FILE *f;
+	uint64_t n0, t0, n1, t1;
+
+	if (ibtest_use_tsc)
+		return;
+	f = fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "r");
+	if (f) {
+		if (!fgets(cs, sizeof(cs), f))
+			cs[0] = 0;
+		fclose(f);
+	}
+	if (strncmp(cs, "tsc", 3) != 0)
+		return;
+	n0 = ibtest_now_ns();
+	t0 = __builtin_ia32_rdtsc();
+	usleep(20000);
+	n1 = ibtest_now_ns();
+	t1 = __builtin_ia32_rdtsc();
+	if (t1 <= t0 || n1 <= n0)
+		return;
+	ibtest_ns_per_tick = (double)(n1 - n0) / (double)(t1 - t0);
+	ibtest_use_tsc = true;
+#endif
 }
 
 unsigned ibtest_lat_warmup(unsigned iters)

@@ -174,7 +174,7 @@ static ibx_status_t bw_client(vp_job_t *j, size_t size, vp_bw_result_t *r)
 			vp_conn_t *c = &j->conns[q];
 
 			while (c->scnt < o->iters && c->scnt - c->ccnt < o->tx_depth) {
-				b->post_t[b->nposts] = vp_ticks();
+				b->post_t[b->nposts] = ibtest_ticks();
 				b->post_n[b->nposts++] = tots;
 				st = bw_post(j, q, size);
 				if (st != IBX_OK)
@@ -195,7 +195,7 @@ static ibx_status_t bw_client(vp_job_t *j, size_t size, vp_bw_result_t *r)
 				return st;
 			continue;
 		}
-		uint64_t now = vp_ticks();
+		uint64_t now = ibtest_ticks();
 
 		for (int i = 0; i < n; i++) {
 			uint64_t covered = wc[i].wr_id & 0xffffffffu;
@@ -221,12 +221,12 @@ static ibx_status_t bw_client(vp_job_t *j, size_t size, vp_bw_result_t *r)
 			if (b->done_n[k] <= b->post_n[p] || b->done_t[k] <= b->post_t[p])
 				continue;
 			double rate = (double)(b->done_n[k] - b->post_n[p]) /
-				      vp_ticks_to_ns(b->done_t[k] - b->post_t[p]);
+				      ibtest_ticks_to_ns(b->done_t[k] - b->post_t[p]);
 			if (rate > best)
 				best = rate;
 		}
 	}
-	double secs = vp_ticks_to_ns(b->done_t[b->ndone - 1] - b->post_t[0]) * 1e-9;
+	double secs = ibtest_ticks_to_ns(b->done_t[b->ndone - 1] - b->post_t[0]) * 1e-9;
 
 	r->msgs = tot;
 	r->peak_MBps = best * 1e9 * (double)size / 1048576.0;
@@ -271,7 +271,7 @@ static ibx_status_t bw_server_recv(vp_job_t *j, size_t size, vp_bw_result_t *r)
 			continue;
 		}
 		if (totr == 0)
-			t0 = vp_ticks();
+			t0 = ibtest_ticks();
 		for (int i = 0; i < n; i++) {
 			vp_conn_t *c = &j->conns[wc[i].wr_id];
 			uint64_t upto;
@@ -291,8 +291,8 @@ static ibx_status_t bw_server_recv(vp_job_t *j, size_t size, vp_bw_result_t *r)
 				return st;
 		}
 	}
-	t1 = vp_ticks();
-	double secs = vp_ticks_to_ns(t1 > t0 ? t1 - t0 : 1) * 1e-9;
+	t1 = ibtest_ticks();
+	double secs = ibtest_ticks_to_ns(t1 > t0 ? t1 - t0 : 1) * 1e-9;
 
 	r->msgs = tot;
 	r->peak_MBps = 0.0;

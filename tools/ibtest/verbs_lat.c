@@ -76,7 +76,7 @@ static ibx_status_t lat_write(vp_job_t *j, size_t size, uint64_t *t)
 			if (st != IBX_OK)
 				return st;
 		}
-		t[i] = vp_ticks();
+		t[i] = ibtest_ticks();
 		*post_buf = (char)(i + 1);
 		st = ibx_qp_post_list(c->qp, &wr, NULL);
 		if (st != IBX_OK)
@@ -122,7 +122,7 @@ static ibx_status_t lat_send(vp_job_t *j, size_t size, uint64_t *t)
 			if (st != IBX_OK)
 				return st;
 		}
-		t[i] = vp_ticks();
+		t[i] = ibtest_ticks();
 		st = ibx_qp_post_list(c->qp, &wr, NULL);
 		if (st != IBX_OK)
 			return st;
@@ -153,7 +153,7 @@ static ibx_status_t lat_rdma(vp_job_t *j, size_t size, uint64_t *t)
 		what = "ATOMIC COMPARE AND SWAP";
 	}
 	for (unsigned i = 0; i < j->o->iters; i++) {
-		t[i] = vp_ticks();
+		t[i] = ibtest_ticks();
 		st = ibx_qp_post_list(c->qp, &wr, NULL);
 		if (st != IBX_OK)
 			return st;
@@ -201,7 +201,7 @@ ibx_status_t vp_lat_run(vp_job_t *j, size_t size, double *samples, size_t *nsamp
 		st = vp_barrier(j);
 	if (st == IBX_OK && !passive) {
 		for (unsigned i = 0; i + 1 < o->iters; i++)
-			samples[i] = vp_ticks_to_ns(t[i + 1] - t[i]) / div;
+			samples[i] = ibtest_ticks_to_ns(t[i + 1] - t[i]) / div;
 		*nsamples_p = o->iters - 1;
 	}
 	free(t);

@@ -62,35 +62,6 @@ static const vp_test_t vp_tests[] = {
 
 /* ---- small helpers --------------------------------------------------------- */
 
-bool vp_use_tsc;
-double vp_ns_per_tick = 1.0;
-
-void vp_clock_init(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	char cs[32] = "";
-	FILE *f = fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "r");
-	uint64_t n0, t0, n1, t1;
-
-	if (f) {
-		if (!fgets(cs, sizeof(cs), f))
-			cs[0] = 0;
-		fclose(f);
-	}
-	if (strncmp(cs, "tsc", 3) != 0)
-		return;
-	n0 = ibx_time_ns();
-	t0 = __builtin_ia32_rdtsc();
-	usleep(20000);
-	n1 = ibx_time_ns();
-	t1 = __builtin_ia32_rdtsc();
-	if (t1 <= t0 || n1 <= n0)
-		return;
-	vp_ns_per_tick = (double)(n1 - n0) / (double)(t1 - t0);
-	vp_use_tsc = true;
-#endif
-}
-
 void vp_err(const vp_job_t *j, const char *fmt, ...)
 {
 	va_list ap;
@@ -260,7 +231,7 @@ static int vp_main(const vp_test_t *t, int argc, char **argv)
 		return rc == 1 ? 0 : 2;
 	j.server = o.host == NULL;
 	j.out = o.json ? stderr : stdout;
-	vp_clock_init();
+	ibtest_clock_init();
 
 	st = vp_open(&j);
 	if (st == IBX_OK)

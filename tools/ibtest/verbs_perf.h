@@ -115,29 +115,6 @@ typedef struct vp_bw_result {
 #define VP_CACHE_LINE	64u
 #define VP_POLL_BATCH	16
 
-/* ---- time stamps -----------------------------------------------------------
- * The loops stamp every post (and, for bandwidth, every completion). As
- * perftest does, they read the TSC where the kernel itself keeps time with
- * it (an RDTSC costs a third of a clock_gettime under emulation); the rate
- * is measured against CLOCK_MONOTONIC at start-up (vp_clock_init), so
- * vp_ticks_to_ns turns differences into nanoseconds. Elsewhere the ticks
- * are CLOCK_MONOTONIC nanoseconds. */
-extern bool vp_use_tsc;
-extern double vp_ns_per_tick;
-void vp_clock_init(void);
-static inline uint64_t vp_ticks(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	if (ibx_likely(vp_use_tsc))
-		return __builtin_ia32_rdtsc();
-#endif
-	return ibx_time_ns();
-}
-static inline double vp_ticks_to_ns(uint64_t ticks)
-{
-	return (double)ticks * vp_ns_per_tick;
-}
-
 /* ---- side-channel encoding (big-endian, any alignment) ------------------- */
 static inline void vp_put_be32(uint8_t *p, uint32_t v)
 {
