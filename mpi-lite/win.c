@@ -102,6 +102,7 @@ static void win_fini_live(void *obj)
 {
 	MPI_Win win = obj;
 
+	mpil_win_dyn_forget(win);
 	free(win->t);
 	mpil_attrs_drop(&win->attrs);
 }

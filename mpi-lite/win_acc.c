@@ -33,6 +33,12 @@
  * changes it (amo_unchanged): the NIC's CSWAP writes all 8 bytes, and must
  * not undo a put into the other bytes of the word.
  *
+ * An operation on more than one element also holds the target's
+ * accumulate lock from its first element to its last (acc_run), each
+ * element still taking its method: operations never interleave with each
+ * other, as in Open MPI and MPICH, and single-element ones (lock-free)
+ * stay atomic with them element by element.
+ *
  * LOCK, under the target's accumulate lock (win_lock.c):
  *
  *   origin ──acc_lock(target)──► get ──► op ──► put ──► flush ──► acc_unlock
@@ -83,6 +89,7 @@ typedef struct acc {
 	char *res;
 	bool cpu;	/* CPU atomics on w.local */
 	bool in_flight; /* fire-and-forget engine atomics were started */
+	bool locked;	/* the whole operation holds the target's accumulate lock */
 } acc_t;
 
 /* Whether B's elements may take the WORD method at all. */
@@ -479,13 +486,13 @@ static int acc_locked(acc_t *a, bool whole, int64_t poff, uint64_t raddr, size_t
 	if (!tmp)
 		return mpil_win_err(a->win, MPI_ERR_NO_MEM, a->fname,
 				    "no memory for %zu bytes of target data", need);
-	err = mpil_win_acc_lock(a->win, a->w.target, a->fname);
+	err = a->locked ? MPI_SUCCESS : mpil_win_acc_lock(a->win, a->w.target, a->fname);
 	if (err != MPI_SUCCESS)
 		goto out;
 	st = tmove(a, tmp, whole, poff, raddr, len, false);
 	if (st == IBX_OK && apply_range(a, tmp, tmp + at, poff, len))
 		st = tmove(a, tmp, whole, poff, raddr, len, true);
-	err = mpil_win_acc_unlock(a->win, a->w.target, a->fname);
+	err = a->locked ? MPI_SUCCESS : mpil_win_acc_unlock(a->win, a->w.target, a->fname);
 	if (st != IBX_OK)
 		err = mpil_win_err(a->win, mpil_err_from_ibx(st), a->fname,
 				   "accumulate at rank %d failed: %s", a->w.target,
@@ -558,16 +565,13 @@ static __attribute__((noinline)) ibx_status_t words_engine(word_walk_t *ww)
 	return st == IBX_OK && b.n > 0 ? amo_run(a, &b) : st;
 }
 
-static int acc_run(acc_t *a)
+/* The elements of a word type, each by its own atomic (WORD, or LOCK for
+ * an element no word holds). */
+static int acc_words(acc_t *a)
 {
 	word_walk_t ww = {a, NULL, MPI_SUCCESS};
 	ibx_status_t st;
 
-	if (a->nbytes == 0)
-		return MPI_SUCCESS;
-	mpil_win_dirty(a->win, a->w.target);
-	if (!word_type(a->basic))
-		return acc_locked(a, true, 0, 0, a->nbytes);
 	/* CPU atomics wherever the engine maps the memory for them (w.local:
 	 * ibx_rkey_ptr promises that every other origin's atomics on it are
 	 * CPU atomics too: allocated or moved memory, or our own when no
@@ -577,13 +581,41 @@ static int acc_run(acc_t *a)
 		    : words_engine(&ww);
 	if (ww.err != MPI_SUCCESS)
 		return ww.err;
-	if (st == IBX_OK && a->in_flight && a->win->acc_ordering)
+	/* under the whole-operation lock, every update lands before it goes */
+	if (st == IBX_OK && a->in_flight && (a->win->acc_ordering || a->locked))
 		st = ibx_flush(mpil_g.ctx, a->w.owner);
 	if (st != IBX_OK)
 		return mpil_win_err(a->win, mpil_err_from_ibx(st), a->fname,
 				    "atomic update at rank %d failed: %s", a->w.target,
 				    ibx_status_str(st));
 	return MPI_SUCCESS;
+}
+
+static int acc_run(acc_t *a)
+{
+	int err, uerr;
+
+	if (a->nbytes == 0)
+		return MPI_SUCCESS;
+	mpil_win_dirty(a->win, a->w.target);
+	if (!word_type(a->basic))
+		return acc_locked(a, true, 0, 0, a->nbytes);
+	if (a->nbytes == a->es)
+		return acc_words(a);
+	/* Several elements: each still by its atomic (so that single-element
+	 * operations, which take no lock, stay atomic with them), and the
+	 * whole operation under the target's accumulate lock, so that two
+	 * operations on the same elements never interleave: a 16-byte
+	 * MPI_REPLACE of MPI_BYTEs and a 16-byte MPI_Get_accumulate of them
+	 * (a linked list's {rank, displacement} pointer) see each other
+	 * whole. MPI promises atomicity per element only; Open MPI and MPICH
+	 * both give it per operation, and codes count on it. */
+	MPIL_CHECK(mpil_win_acc_lock(a->win, a->w.target, a->fname));
+	a->locked = true;
+	err = acc_words(a);
+	a->locked = false;
+	uerr = mpil_win_acc_unlock(a->win, a->w.target, a->fname);
+	return err != MPI_SUCCESS ? err : uerr;
 }
 
 /* ---- argument checks ------------------------------------------------------------------------ */
@@ -613,11 +645,14 @@ static int acc_check(acc_t *a)
 		MPIL_CHECK(mpil_win_check_data(win, a->rcount, a->rdt, "result", f));
 	MPIL_CHECK(mpil_win_check_data(win, a->tcount, a->tdt, "target", f));
 	MPIL_CHECK(mpil_win_check_op(win, a->op, a->fetch, f));
-	MPIL_CHECK(mpil_win_check_basic(win, a->op, origin ? a->odt : NULL,
-					a->fetch ? a->rdt : NULL, a->tdt, f));
 	tb = (size_t)a->tcount * a->tdt->size;
 	ob = origin ? (size_t)a->ocount * a->odt->size : tb;
 	rb = a->fetch ? (size_t)a->rcount * a->rdt->size : ob;
+	/* nothing moves: the types need not agree (a zero-size derived type
+	 * has no predefined type at all), as Open MPI and MPICH accept */
+	if (ob > 0)
+		MPIL_CHECK(mpil_win_check_basic(win, a->op, origin ? a->odt : NULL,
+						a->fetch ? a->rdt : NULL, a->tdt, f));
 	if (ibx_unlikely(ob > tb || ob > rb))
 		return mpil_win_err(win, MPI_ERR_TRUNCATE, f,
 				    "%zu bytes do not fit the %zu-byte %s buffer", ob,
@@ -642,6 +677,8 @@ static int acc_do(acc_t *a)
 		return request ? mpil_win_req_done(a->win, request, a->fname) : MPI_SUCCESS;
 	MPIL_CHECK(mpil_win_where(a->win, a->target, a->disp, a->tcount, a->tdt, request != NULL,
 				  &a->w, a->fname));
+	if (a->nbytes == 0) /* nothing moves: the buffers may be NULL */
+		return request ? mpil_win_req_done(a->win, request, a->fname) : MPI_SUCCESS;
 	a->basic = a->tdt->basic;
 	a->es = a->basic->size;
 	origin = a->op->id != MPIL_OP_NO_OP;

@@ -39,7 +39,10 @@
  *   7  DYN_COUNT     dynamic windows: entries in use
  *   8  POST[p]       PSCW: MPI_Win_post calls received from window rank r, at
  *                    POST + r (counter)
- *   8 + p            REGIONS: MPIL_WIN_DYN_MAX mpil_win_region_t (dynamic only)
+ *   8 + p            DYN_TAB: where the region table is (dynamic only): its
+ *                    address, capacity and packed key (mpil_win_dyn_tab_t);
+ *                    the table itself is a block of its own that grows
+ *                    (win_dyn.c)
  *
  * Counters only grow, so nothing is ever reset while a peer may read it.
  */
@@ -63,9 +66,6 @@ enum {
 	MPIL_WCTL_POST = 8,
 };
 
-/* Most regions attached to one dynamic window at a time. */
-#define MPIL_WIN_DYN_MAX 64
-
 /* One entry of a dynamic window's region table, as origins read it. */
 typedef struct mpil_win_region {
 	uint64_t base, len;
@@ -74,15 +74,23 @@ typedef struct mpil_win_region {
 } mpil_win_region_t;
 _Static_assert(sizeof(mpil_win_region_t) % 8 == 0, "regions are read as words");
 
-/* Word offset of the region table, and the bytes of a control block. */
-static inline size_t mpil_win_ctl_regions(int p)
+/* Where a dynamic window's region table is, in the control block. */
+typedef struct mpil_win_dyn_tab {
+	uint64_t addr; /* 0: no table yet */
+	uint64_t cap;  /* entries it holds */
+	uint64_t key_len;
+	unsigned char key[IBX_RKEY_PACKED_MAX];
+} mpil_win_dyn_tab_t;
+_Static_assert(sizeof(mpil_win_dyn_tab_t) % 8 == 0, "read as words");
+
+/* Word offset of the table's descriptor, and the bytes of a control block. */
+static inline size_t mpil_win_ctl_dyn_tab(int p)
 {
 	return MPIL_WCTL_POST + (size_t)p;
 }
 static inline size_t mpil_win_ctl_bytes(int p, bool dynamic)
 {
-	return 8 * mpil_win_ctl_regions(p) +
-	       (dynamic ? MPIL_WIN_DYN_MAX * sizeof(mpil_win_region_t) : 0);
+	return 8 * mpil_win_ctl_dyn_tab(p) + (dynamic ? sizeof(mpil_win_dyn_tab_t) : 0);
 }
 
 /* An origin's cached copy of a target's region (dynamic windows). */
@@ -91,6 +99,21 @@ typedef struct mpil_win_dyn_region {
 	ibx_rkey_t *rk;
 	uint64_t key_hash; /* of the packed key: a re-attached region gets a new rk */
 } mpil_win_dyn_region_t;
+
+/* A region this process attached (same order as its table). */
+typedef struct mpil_win_attached {
+	void *base;
+	MPI_Aint size;
+	ibx_mem_t *mem;
+} mpil_win_attached_t;
+
+/* A region-table block this process published; kept until MPI_Win_free,
+ * since an origin may still read a block the table has outgrown. */
+typedef struct mpil_win_tab_block {
+	ibx_mem_t *mem;
+	mpil_win_region_t *e;
+	uint64_t cap;
+} mpil_win_tab_block_t;
 
 /* What this process knows of one member of the window (window rank r). */
 typedef struct mpil_win_target {
@@ -114,10 +137,13 @@ typedef struct mpil_win_target {
 	/* PSCW: posts of this member consumed by our MPI_Win_start calls */
 	uint64_t posts_seen;
 	bool pscw_target; /* in the group of our open MPI_Win_start (win_sync.c) */
-	/* dynamic windows: our copy of its region table */
+	/* dynamic windows: our copy of its region table, sorted by base */
 	uint64_t dyn_version;
 	int dyn_n;
-	mpil_win_dyn_region_t dyn[MPIL_WIN_DYN_MAX];
+	mpil_win_dyn_region_t *dyn;
+	/* and the key of the table block we last read */
+	uint64_t tab_addr, tab_hash;
+	ibx_rkey_t *tab_rk;
 } mpil_win_target_t;
 
 /* The access epoch this process has open (MPI-3.1 §11.5). */
@@ -156,13 +182,12 @@ struct mpil_win {
 	uint64_t *ctl;
 	/* every member, by window rank */
 	mpil_win_target_t *t;
-	/* dynamic windows: what this process attached (same order as its table) */
-	struct {
-		void *base;
-		MPI_Aint size;
-		ibx_mem_t *mem;
-	} attached[MPIL_WIN_DYN_MAX];
-	int nattached;
+	/* dynamic windows: what this process attached (same order as its
+	 * table), and the table's blocks (the last one is current) */
+	mpil_win_attached_t *attached;
+	int nattached, attached_cap;
+	mpil_win_tab_block_t *tabs;
+	int ntabs;
 	/* synchronisation state (win_sync.c) */
 	int access;		     /* enum mpil_win_epoch */
 	int nlocked;		     /* members locked with MPI_Win_lock */
@@ -242,6 +267,9 @@ int mpil_win_dyn_target(MPI_Win win, int target, MPI_Aint target_disp, MPI_Aint 
 			uint64_t *raddr_p, ibx_rkey_t **rk_p, const char *fname);
 /* MPI_Win_free: the cached region keys and what this process attached. */
 void mpil_win_dyn_release(MPI_Win win);
+/* MPI_Finalize, the engine gone: frees what the dynamic state holds on the
+ * heap only. */
+void mpil_win_dyn_forget(MPI_Win win);
 
 /* ---- win_sync.c ------------------------------------------------------------------ */
 /* An access epoch to window rank @target is open (MPI_ERR_RMA_SYNC if not). */

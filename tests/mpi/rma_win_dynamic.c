@@ -8,7 +8,9 @@
  * MPI_ERR_RMA_RANGE; the same buffer attached again works; many regions at
  * once; and one member attaching and detaching a scratch region all the
  * time while the others read a stable region of it (the region table's
- * version protocol: every read lands and sees the right bytes).
+ * version protocol: every read lands and sees the right bytes); and a
+ * table that outgrows its block four times while others read (300
+ * regions, no limit).
  *
  * The stale-address check needs the target's control block mapped here
  * (node-local over the shm path); under IBX_PATHS=verbs a stale access
@@ -45,6 +47,57 @@ static void read_all(MPI_Win win, const MPI_Aint *addrs, size_t len, int salt)
 		CHECK(bad < 0, "region of rank %d (salt %d): byte %ld wrong", r, salt, bad);
 	}
 	free(got);
+}
+
+/* Rank 0's table outgrows its blocks (64, 128, 256, 512 entries: each
+ * growth moves it to a new block) while the others keep reading @b0 (lb
+ * bytes at rank 0, salt 3); then everyone reads every one of the regions,
+ * and rank 0 detaches them in a scrambled order. */
+static void grow_table(MPI_Win win, MPI_Aint b0, size_t lb)
+{
+	enum { NGROW = 300, RLEN = 16 };
+	unsigned char *many = malloc(2 * RLEN * NGROW), got[64];
+	MPI_Aint *maddr = malloc(NGROW * sizeof(*maddr));
+	long bad;
+
+	MPI_OK(MPI_Win_lock_all(0, win));
+	for (int i = 0; i < NGROW; i++) {
+		if (rank == 0) {
+			/* 16 bytes every 32: neighbours, never overlapping */
+			mt_fill(many + 2 * RLEN * i, RLEN, 0, 100 + i);
+			MPI_OK(MPI_Win_attach(win, many + 2 * RLEN * i, RLEN));
+			MPI_OK(MPI_Get_address(many + 2 * RLEN * i, &maddr[i]));
+		} else {
+			MPI_Aint off = (MPI_Aint)((i * 53) % (int)(lb - sizeof(got)));
+
+			MPI_OK(MPI_Get(got, sizeof(got), MPI_BYTE, 0, b0 + off, sizeof(got),
+				       MPI_BYTE, win));
+			MPI_OK(MPI_Win_flush(0, win));
+			for (size_t k = 0; k < sizeof(got); k++)
+				if (got[k] != mt_byte((size_t)off + k, 0, 3)) {
+					bad = (long)k;
+					CHECK(0, "read %d of a growing table: byte %ld wrong", i,
+					      bad);
+				}
+		}
+	}
+	MPI_OK(MPI_Win_unlock_all(win));
+	MPI_OK(MPI_Bcast(maddr, NGROW, MPI_AINT, 0, MPI_COMM_WORLD));
+	MPI_OK(MPI_Win_lock_all(0, win));
+	for (int i = 0; i < NGROW; i++) {
+		MPI_OK(MPI_Get(got, RLEN, MPI_BYTE, 0, maddr[i], RLEN, MPI_BYTE, win));
+		MPI_OK(MPI_Win_flush(0, win));
+		bad = mt_verify(got, RLEN, 0, 100 + i);
+		CHECK(bad < 0, "region %d of %d at rank 0: byte %ld wrong", i, NGROW, bad);
+	}
+	MPI_OK(MPI_Win_unlock_all(win));
+	MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+	if (rank == 0)
+		for (int i = 0; i < NGROW; i++)
+			MPI_OK(MPI_Win_detach(win, many + 2 * RLEN * ((i * 7) % NGROW)));
+	MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+	free(maddr);
+	free(many);
 }
 
 int main(int argc, char **argv)
@@ -161,6 +214,7 @@ int main(int argc, char **argv)
 		MPI_OK(MPI_Win_unlock_all(win));
 	}
 	MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+	grow_table(win, addrs2[0], lb);
 	/* freed with a region still attached: the free detaches it */
 	MPI_OK(MPI_Win_free(&win));
 	free(a);
