@@ -542,7 +542,7 @@ int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit,
 {
 	static const char F[] = "MPI_Win_shared_query";
 	MPIL_CS_GUARD();
-	bool shared;
+	void *base;
 	int r = rank;
 
 	MPIL_CHECK(mpil_win_check(win, F));
@@ -562,21 +562,20 @@ int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit,
 	 * a part is reachable by load / store when the engine mapped it here
 	 * (a node-local member's MPI_Win_allocate memory lives in a shared
 	 * segment, and our own part always is); the others are size 0 and
-	 * NULL. MPI_PROC_NULL: the lowest rank with a reachable part. */
-	shared = win->flavor == MPI_WIN_FLAVOR_SHARED;
+	 * NULL. A part of size 0 of a shared window is where it would start
+	 * (the parts are contiguous, and codes compute addresses from it), or
+	 * NULL with alloc_shared_noncontig (as MPICH). MPI_PROC_NULL: the
+	 * lowest rank with a reachable part. */
 	if (rank == MPI_PROC_NULL)
-		for (r = 0; r < win->size && !(shared ? win->t[r].size : part_here(win, r) != NULL);
-		     r++)
+		for (r = 0; r < win->size && !part_here(win, r); r++)
 			;
-	if (r == win->size || (!shared && !part_here(win, r))) {
-		*size = 0;
-		*disp_unit = win->t[r == win->size ? 0 : r].disp_unit;
-		*(void **)baseptr = NULL;
-		return MPI_SUCCESS;
-	}
-	*size = (MPI_Aint)win->t[r].size;
-	*disp_unit = win->t[r].disp_unit;
-	*(void **)baseptr = shared ? win->t[r].local : part_here(win, r);
+	base = r < win->size ? part_here(win, r) : NULL;
+	*size = base ? (MPI_Aint)win->t[r].size : 0;
+	*disp_unit = win->t[r < win->size ? r : 0].disp_unit;
+	if (!base && r < win->size && win->flavor == MPI_WIN_FLAVOR_SHARED &&
+	    !win->alloc_shared_noncontig)
+		base = win->t[r].local;
+	*(void **)baseptr = base;
 	return MPI_SUCCESS;
 }
 

@@ -205,12 +205,13 @@ static void test_info(void)
 	{
 		MPI_Comm node;
 		MPI_Aint qs;
-		int qdu, nsize;
+		int qdu, nsize, nrank;
 		char *q0, *q1;
 
 		MPI_OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
 					   &node));
 		MPI_OK(MPI_Comm_size(node, &nsize));
+		MPI_OK(MPI_Comm_rank(node, &nrank));
 		if (nsize > 1) {
 			/* noncontig: each part on a page of its own */
 			MPI_OK(MPI_Win_allocate_shared(40, 4, info, node, &base, &win));
@@ -220,6 +221,20 @@ static void test_info(void)
 			      (long)(q1 - q0));
 			CHECK((uintptr_t)base % (uintptr_t)pg == 0, "part not page aligned");
 			MPI_OK(MPI_Win_free(&win));
+			/* noncontig, a part of size 0: NULL (as MPICH; contiguous
+			 * windows give where the part would start); sizes differ, so
+			 * not with the info above (same_size) */
+			MPI_Info nc;
+
+			MPI_OK(MPI_Info_create(&nc));
+			MPI_OK(MPI_Info_set(nc, "alloc_shared_noncontig", "true"));
+			MPI_OK(
+			    MPI_Win_allocate_shared(nrank == 1 ? 0 : 40, 4, nc, node, &base, &win));
+			MPI_OK(MPI_Win_shared_query(win, 1, &qs, &qdu, &q1));
+			CHECK(qs == 0 && q1 == NULL, "noncontig empty part: %ld bytes at %p",
+			      (long)qs, (void *)q1);
+			MPI_OK(MPI_Win_free(&win));
+			MPI_OK(MPI_Info_free(&nc));
 		}
 		MPI_OK(MPI_Comm_free(&node));
 	}
