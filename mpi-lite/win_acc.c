@@ -311,6 +311,74 @@ static void cpu_word_run(const acc_t *a, uint64_t raddr, unsigned n, int64_t pof
 			       (char *)&old + shift + i * a->es, a->es);
 }
 
+/* Words a CPU block batch reads, computes and swaps at a time. */
+#define CPU_BATCH_WORDS 256
+
+/* The whole words [w0, w0 + 8n) of a contiguous block (element size
+ * dividing 8, the block starting on an element boundary), the origin's
+ * elements from packed offset @poff: the new words are computed by one
+ * kernel call per batch from plain loads, then each swapped in by a
+ * compare-and-swap against what was loaded; a word changed meanwhile (a
+ * single-element atomic from another origin) is done again on its own by
+ * cpu_word_run. Each element's update stays atomic, and the kernel runs
+ * once per 2 KiB instead of once per element. */
+static void cpu_words(const acc_t *a, uint64_t w0, size_t n, int64_t poff)
+{
+	uint64_t old[CPU_BATCH_WORDS], nv[CPU_BATCH_WORDS];
+	unsigned per = (unsigned)(8 / a->es);
+	int id = a->op->id;
+
+	for (size_t done = 0; done < n;) {
+		size_t k = n - done < CPU_BATCH_WORDS ? n - done : CPU_BATCH_WORDS;
+		uint64_t *w = (uint64_t *)(void *)local_at(a, w0 + 8 * done);
+		int64_t p = poff + (int64_t)(8 * done);
+
+		for (size_t i = 0; i < k; i++)
+			old[i] = __atomic_load_n(&w[i], __ATOMIC_RELAXED);
+		memcpy(nv, old, 8 * k);
+		if (id == MPIL_OP_REPLACE)
+			memcpy(nv, a->in + p, 8 * k);
+		else if (id != MPIL_OP_NO_OP)
+			a->op->kernel(a->in + p, nv, k * per, (mpil_dt_kind_t)a->basic->kind);
+		for (size_t i = 0; i < k; i++) {
+			uint64_t seen = old[i];
+
+			if (nv[i] == old[i] ||
+			    __atomic_compare_exchange_n(&w[i], &seen, nv[i], false,
+							__ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {
+				if (a->res)
+					memcpy(a->res + p + (int64_t)(8 * i), &old[i], 8);
+				continue;
+			}
+			cpu_word_run(a, w0 + 8 * (done + i), per, p + (int64_t)(8 * i));
+		}
+		done += k;
+	}
+}
+
+/* A contiguous block of the target by CPU atomics: its partial words at
+ * either end element by element within the word, its whole words in
+ * batches (cpu_words). */
+static void cpu_block(const acc_t *a, uint64_t raddr, uint64_t end, int64_t poff)
+{
+	uint64_t w0 = (raddr + 7) & ~(uint64_t)7, w1 = end & ~(uint64_t)7, mid;
+
+	if (w0 >= w1) { /* no whole word: the elements of one word, or of two */
+		mid = w0 < end ? w0 : end;
+		if (mid > raddr)
+			cpu_word_run(a, raddr, (unsigned)((mid - raddr) / a->es), poff);
+		if (end > mid)
+			cpu_word_run(a, mid, (unsigned)((end - mid) / a->es),
+				     poff + (int64_t)(mid - raddr));
+		return;
+	}
+	if (raddr < w0)
+		cpu_word_run(a, raddr, (unsigned)((w0 - raddr) / a->es), poff);
+	cpu_words(a, w0, (size_t)(w1 - w0) / 8, poff + (int64_t)(w0 - raddr));
+	if (end > w1)
+		cpu_word_run(a, w1, (unsigned)((end - w1) / a->es), poff + (int64_t)(w1 - raddr));
+}
+
 /* With the engine: started here, waited for in amo_run. */
 static ibx_status_t amo_start(acc_t *a, amo_t *s)
 {
@@ -522,6 +590,11 @@ static ibx_status_t word_block(void *arg, int64_t poff, void *addr, size_t len)
 	bool all_in = !((raddr | end) & 7) ||
 		      (key_has(a, raddr & ~(uint64_t)7) && key_has(a, (end + 7) & ~(uint64_t)7));
 
+	/* CPU atomics on a block of whole elements that no word boundary cuts */
+	if (a->cpu && all_in && !a->cmp && 8 % es == 0 && raddr % es == 0) {
+		cpu_block(a, raddr, end, poff);
+		return IBX_OK;
+	}
 	for (uint64_t e = raddr; e < end; e += es, poff += (int64_t)es) {
 		uint64_t w = e & ~(uint64_t)7;
 		ibx_status_t st;

@@ -6,7 +6,8 @@
  * atomics, the engine's atomics, the accumulate lock):
  *
  *   - MPI_Accumulate SUM on int, long long, double (integer values: exact),
- *     BXOR on unsigned and uint64_t: exact totals;
+ *     BXOR on unsigned and uint64_t: exact totals, with Fetch_and_op SUM
+ *     on one int and one long long inside the arrays at the same time;
  *   - Accumulate SUM mixed with Fetch_and_op SUM on one long long and one
  *     int: exact total, and the fetched values are all different;
  *   - a ticket counter by Fetch_and_op SUM: the tickets form a permutation;
@@ -86,6 +87,9 @@ static uint64_t xpat64(int r, int j, int k)
 
 /* ---- sums and xors ------------------------------------------------------------------ */
 
+/* The elements of i[] and ll[] that Fetch_and_op also adds 1 to. */
+enum { MIX_I = 3, MIX_L = 5 };
+
 static void acc_arrays(const twin_t *w)
 {
 	int vi[NE];
@@ -93,6 +97,8 @@ static void acc_arrays(const twin_t *w)
 	double vd[NE];
 	unsigned vu[NE];
 	uint64_t v64[NE];
+	int onei = 1, goti;
+	long long onel = 1, gotl;
 
 	for (int j = 0; j < ITER; j++) {
 		for (int k = 0; k < NE; k++) {
@@ -115,6 +121,15 @@ static void acc_arrays(const twin_t *w)
 					      MPI_UNSIGNED, MPI_BXOR, w->win));
 			MPI_OK(MPI_Accumulate(v64, NE, MPI_UINT64_T, t, at(w, t, OFF(u64)), NE,
 					      MPI_UINT64_T, MPI_BXOR, w->win));
+			/* single elements inside the arrays (no accumulate lock)
+			 * while other ranks' array operations hold it */
+			MPI_OK(MPI_Fetch_and_op(&onei, &goti, MPI_INT, t,
+						at(w, t, OFF(i) + MIX_I * (MPI_Aint)sizeof(int)),
+						MPI_SUM, w->win));
+			MPI_OK(MPI_Fetch_and_op(
+			    &onel, &gotl, MPI_LONG_LONG, t,
+			    at(w, t, OFF(ll) + MIX_L * (MPI_Aint)sizeof(long long)), MPI_SUM,
+			    w->win));
 		}
 	}
 }
@@ -140,8 +155,9 @@ static void check_arrays(const twin_t *w)
 		uint64_t x64 = 0;
 
 		for (int r = 0; r < size; r++) {
-			si += ITER * (r + k + 1);
-			sl += ITER * ((long long)(r + 1) << 33 | (long long)(k + 1));
+			si += ITER * (r + k + 1) + (k == MIX_I ? ITER : 0);
+			sl += ITER * ((long long)(r + 1) << 33 | (long long)(k + 1)) +
+			      (k == MIX_L ? ITER : 0);
 			for (int j = 0; j < ITER; j++) {
 				xu ^= xpat32(r, j, k);
 				x64 ^= xpat64(r, j, k);
