@@ -134,7 +134,8 @@ static const ibx_atomic_op_t amo_engine_op[] = {
 
 typedef struct amo {
 	uint64_t waddr; /* the word (target address) */
-	unsigned shift; /* the element's offset in it */
+	unsigned shift; /* the (first) element's offset in it */
+	unsigned n;	/* consecutive elements in the word (a CAS loop), else 1 */
 	int how;	/* enum amo_how */
 	uint64_t val;	/* the operand (CSWAP: the swap value) */
 	uint64_t guess; /* CSWAP: the compare value; LOOP: the word we think is there */
@@ -176,6 +177,7 @@ static void amo_prepare(const acc_t *a, amo_t *s, uint64_t raddr, int64_t poff)
 	memset(s, 0, offsetof(amo_t, rq)); /* not the request: a CPU atomic has none */
 	s->waddr = raddr & ~(uint64_t)7;
 	s->shift = (unsigned)(raddr & 7);
+	s->n = 1;
 	s->poff = poff;
 	s->read = !a->cpu && a->es < 8;
 	if (!a->cmp && id == MPIL_OP_NO_OP && !s->read) {
@@ -199,17 +201,26 @@ static void amo_prepare(const acc_t *a, amo_t *s, uint64_t raddr, int64_t poff)
 		s->how = id == MPIL_OP_BAND ? AMO_AND : id == MPIL_OP_BOR ? AMO_OR : AMO_XOR;
 }
 
+/* The word @w with the @s's elements updated. */
+static uint64_t amo_apply(const acc_t *a, const amo_t *s, uint64_t w)
+{
+	for (unsigned i = 0; i < s->n; i++)
+		w = word_apply(a, w, s->shift + i * (unsigned)a->es,
+			       s->poff + (int64_t)(i * a->es));
+	return w;
+}
+
 /* The value the atomic writes. */
 static uint64_t amo_new(const acc_t *a, const amo_t *s)
 {
-	return s->how == AMO_LOOP ? word_apply(a, s->guess, s->shift, s->poff) : s->val;
+	return s->how == AMO_LOOP ? amo_apply(a, s, s->guess) : s->val;
 }
 
 static void amo_result(const acc_t *a, amo_t *s)
 {
 	s->done = true;
 	if (a->res)
-		memcpy(a->res + s->poff, (char *)&s->seen + s->shift, a->es);
+		memcpy(a->res + s->poff, (char *)&s->seen + s->shift, s->n * a->es);
 }
 
 /* A CAS loop whose element the operation leaves as it is (a compare that
@@ -220,7 +231,7 @@ static void amo_result(const acc_t *a, amo_t *s)
  * that lands between the NIC's read and write would be undone. */
 static bool amo_unchanged(const acc_t *a, amo_t *s)
 {
-	if (s->how != AMO_LOOP || word_apply(a, s->guess, s->shift, s->poff) != s->guess)
+	if (s->how != AMO_LOOP || amo_apply(a, s, s->guess) != s->guess)
 		return false;
 	s->seen = s->guess;
 	amo_result(a, s);
@@ -617,7 +628,17 @@ static ibx_status_t word_block(void *arg, int64_t poff, void *addr, size_t len)
 		} else if (a->cpu) {
 			cpu_elem(a, e, poff);
 		} else {
-			amo_prepare(a, &ww->b->s[ww->b->n++], e, poff);
+			amo_t *s = &ww->b->s[ww->b->n++];
+			unsigned n = 1;
+
+			amo_prepare(a, s, e, poff);
+			/* a CAS loop: the block's next elements in the same word too */
+			while (s->how == AMO_LOOP && !a->cmp && e + n * es < end &&
+			       ((e + n * es) & ~(uint64_t)7) == w && ((e + n * es) & 7) + es <= 8)
+				n++;
+			s->n = n;
+			e += (n - 1) * es;
+			poff += (int64_t)((n - 1) * es);
 			if (ww->b->n == ACC_BATCH && (st = amo_run(a, ww->b)) != IBX_OK)
 				return st;
 		}

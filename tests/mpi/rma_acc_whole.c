@@ -18,9 +18,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define ITER 4000
-
-static int rank, size;
+static int rank, size, iter = 4000;
 
 typedef struct rec {
 	int64_t lo, hi;
@@ -33,7 +31,7 @@ static void run(MPI_Win win, MPI_Datatype dt, int count, const char *what)
 
 	MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
 	MPI_OK(MPI_Win_lock_all(0, win));
-	for (int i = 0; i < ITER; i++) {
+	for (int i = 0; i < iter; i++) {
 		rec_t r;
 
 		if (writer) {
@@ -51,7 +49,7 @@ static void run(MPI_Win win, MPI_Datatype dt, int count, const char *what)
 			       rank, (long long)r.lo, (long long)r.hi);
 	}
 	MPI_OK(MPI_Win_unlock_all(win));
-	CHECK(torn == 0, "%s: %ld of %d records read torn", what, torn, ITER);
+	CHECK(torn == 0, "%s: %ld of %d records read torn", what, torn, iter);
 	MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
 }
 
@@ -71,6 +69,10 @@ int main(int argc, char **argv)
 	MPI_Win win;
 
 	mt_init(&argc, &argv, &rank, &size);
+	/* over an emulated NIC an operation takes tens of microseconds: fewer,
+	 * and each one a wider window for a reader to slip into */
+	if (getenv("IBX_PATHS") && strstr(getenv("IBX_PATHS"), "verbs"))
+		iter = 300;
 	MPI_OK(MPI_Win_allocate(sizeof(rec_t), 1, MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win));
 	memset(mem, 0, sizeof(*mem));
 	MPI_OK(MPI_Win_sync(win));
