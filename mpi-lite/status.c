@@ -65,12 +65,12 @@ static int set_elements(MPI_Status *status, MPI_Datatype dt, MPI_Count count, co
 		status->mpil_count = 0;
 		return MPI_SUCCESS;
 	}
-	if (count / per > ((MPI_Count)1 << 62) / (MPI_Count)dt->size)
+	/* any byte count an MPI_Count holds (MPICH's big_count_status sets
+	 * 0x7654321f71234567 bytes) */
+	if (__builtin_mul_overflow(count / per, (MPI_Count)dt->size, &bytes) ||
+	    (count % per && __builtin_add_overflow(bytes, bytes_of_first(dt, count % per), &bytes)))
 		return mpil_err(NULL, MPI_ERR_COUNT, fname, "%lld elements overflow the byte count",
 				(long long)count);
-	bytes = count / per * (MPI_Count)dt->size;
-	if (count % per)
-		bytes += bytes_of_first(dt, count % per);
 	status->mpil_count = bytes;
 	return MPI_SUCCESS;
 }

@@ -25,7 +25,10 @@
  */
 #include "topo_int.h"
 
+#include <limits.h>
+#include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* ---- the grid ------------------------------------------------------------------------ */
 
@@ -168,10 +171,15 @@ int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[
 /* ---- MPI_Dims_create --------------------------------------------------------------------
  *
  * The free dimensions (zeros in dims) share what the given ones leave of
- * nnodes as evenly as possible: the prime factors, largest first, each go
- * to the free dimension with the smallest product so far, and the result
- * is sorted in non-increasing order — the greedy method of Open MPI and
- * MPICH (24 over 4 free dims: 3 2 2 2; 30 over 3: 5 3 2).
+ * nnodes as evenly as possible, in non-increasing order: of all the ways
+ * to write it as a product of that many factors, the one whose factors
+ * exceed the smallest by the least, largest factor first (dims_better), as
+ * MPICH does — 72 over 2 is 9 x 8, where giving each prime factor, largest
+ * first, to the smallest dimension (Open MPI 4) gives 12 x 6. The search
+ * runs over divisors, largest factor first, and stops a branch once its
+ * largest factor alone is further from what the rest can reach than the
+ * best so far; past a budget of steps (never met in practice) the greedy
+ * result stands.
  */
 
 /* The prime factors of @n (> 0), ascending, in @f (room for 31); how
@@ -190,6 +198,150 @@ static int prime_factors(int n, int *f)
 	return k;
 }
 
+typedef struct dims_best {
+	int *cur, *best;
+	long long diff; /* of best; LLONG_MAX: none yet */
+	long steps;	/* budget left */
+	int *divs;	/* the divisors of the whole product, ascending */
+	int ndivs;
+} dims_best_t;
+
+/* Whether r^k > n (r >= 1, k >= 1). */
+static bool ipow_over(long long r, int k, long long n)
+{
+	long long p = 1;
+
+	for (int i = 0; i < k; i++) {
+		if (p > n / r)
+			return true;
+		p *= r;
+	}
+	return p > n;
+}
+
+/* The largest integer r with r^k <= n (n >= 1, k >= 1). */
+static long long kth_root(long long n, int k)
+{
+	long long lo = 1, hi = n;
+
+	while (lo < hi) {
+		long long mid = lo + (hi - lo + 1) / 2;
+
+		if (ipow_over(mid, k, n))
+			hi = mid - 1;
+		else
+			lo = mid;
+	}
+	return lo;
+}
+
+/* Whether the @k factors in b->cur beat b->best: each factor's excess
+ * over the smallest, compared from the largest factor down (5040 over 3:
+ * 21 16 15 before 20 18 14; 17712 over 4: 41 9 8 6 before 41 12 6 6). */
+static bool dims_better(const dims_best_t *b, int k)
+{
+	if (b->diff == LLONG_MAX)
+		return true;
+	for (int i = 0; i < k - 1; i++) {
+		int x = b->cur[i] - b->cur[k - 1], y = b->best[i] - b->best[k - 1];
+
+		if (x != y)
+			return x < y;
+	}
+	return false;
+}
+
+/* The index of the first divisor >= @lo (ndivs if none). */
+static int first_div_at_least(const dims_best_t *b, long long lo)
+{
+	int l = 0, h = b->ndivs;
+
+	while (l < h) {
+		int m = l + (h - l) / 2;
+
+		if (b->divs[m] < lo)
+			l = m + 1;
+		else
+			h = m;
+	}
+	return l;
+}
+
+static int cmp_asc(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Every divisor of @n (> 0), ascending, in a new array (*n_p of them);
+ * NULL: no memory. From the prime factors: an int has at most 1536. */
+static int *divisors(int n, int *n_p)
+{
+	int f[32], nf = prime_factors(n, f), cnt = 1, *d = malloc(2048 * sizeof(int));
+
+	if (!d)
+		return NULL;
+	d[0] = 1;
+	for (int i = 0; i < nf;) {
+		int p = f[i], e = 0, base = cnt;
+		long long pk = 1;
+
+		while (i < nf && f[i] == p) {
+			e++;
+			i++;
+		}
+		for (int j = 1; j <= e; j++) {
+			pk *= p;
+			for (int m = 0; m < base; m++)
+				d[cnt++] = (int)(d[m] * pk);
+		}
+	}
+	qsort(d, (size_t)cnt, sizeof(int), cmp_asc);
+	*n_p = cnt;
+	return d;
+}
+
+/* Factors @depth.. of a product @n of @k more factors, each <= @cap. */
+static void dims_search(dims_best_t *b, long long n, int k, long long cap, int depth)
+{
+	long long lo;
+
+	if (--b->steps < 0)
+		return;
+	if (k == 1) {
+		if (n <= cap) {
+			long long top = depth ? b->cur[0] : n;
+
+			b->cur[depth] = (int)n;
+			if (dims_better(b, depth + 1)) {
+				b->diff = top - n;
+				memcpy(b->best, b->cur, (size_t)(depth + 1) * sizeof(int));
+			}
+		}
+		return;
+	}
+	/* the largest of the k factors is at least the k-th root, rounded up */
+	lo = kth_root(n, k);
+	if (!ipow_over(lo, k, n - 1)) /* lo^k < n: not exact */
+		lo++;
+	for (int i = first_div_at_least(b, lo); i < b->ndivs; i++) {
+		long long d = b->divs[i], top, rest_max;
+
+		if (d > cap || d > n || --b->steps < 0)
+			break;
+		if (n % d)
+			continue;
+		top = depth ? b->cur[0] : d;
+		/* the smallest of the rest is at most their (k-1)-th root */
+		rest_max = kth_root(n / d, k - 1);
+		if (top - rest_max > b->diff)
+			break; /* and it only grows with d */
+		b->cur[depth] = (int)d;
+		dims_search(b, n / d, k - 1, d, depth + 1);
+	}
+}
+
 static int cmp_desc(const void *a, const void *b)
 {
 	int x = *(const int *)a, y = *(const int *)b;
@@ -197,8 +349,8 @@ static int cmp_desc(const void *a, const void *b)
 	return (x < y) - (x > y);
 }
 
-/* @n spread over @k free dimensions (@out, k > 0). */
-static void dims_spread(int n, int k, int *out)
+/* @n spread over @k free dimensions by the greedy method (@out, k > 0). */
+static void dims_greedy(int n, int k, int *out)
 {
 	int f[32], nf = prime_factors(n, f);
 
@@ -213,6 +365,26 @@ static void dims_spread(int n, int k, int *out)
 		out[min] *= f[j];
 	}
 	qsort(out, (size_t)k, sizeof(*out), cmp_desc);
+}
+
+/* @n spread over @k free dimensions (@out, k > 0); false: no memory. */
+static bool dims_spread(int n, int k, int *out)
+{
+	dims_best_t b = {.cur = malloc((size_t)k * sizeof(int)),
+			 .best = out,
+			 .diff = LLONG_MAX,
+			 .steps = 1000000};
+
+	if (!b.cur || !(b.divs = divisors(n, &b.ndivs))) {
+		free(b.cur);
+		return false;
+	}
+	dims_search(&b, n, k, n, 0);
+	free(b.cur);
+	free(b.divs);
+	if (b.diff == LLONG_MAX || b.steps < 0)
+		dims_greedy(n, k, out);
+	return true;
 }
 
 MPIL_PMPI_ALIAS(Dims_create)
@@ -249,7 +421,11 @@ int PMPI_Dims_create(int nnodes, int ndims, int dims[])
 	spread = malloc((size_t)nfree * sizeof(int));
 	if (!spread)
 		return mpil_err(NULL, MPI_ERR_NO_MEM, F, "no memory for %d dimensions", nfree);
-	dims_spread((int)(nnodes / fixed), nfree, spread);
+	if (!dims_spread((int)(nnodes / fixed), nfree, spread)) {
+		free(spread);
+		return mpil_err(NULL, MPI_ERR_NO_MEM, F, "no memory for the divisors of %lld",
+				nnodes / fixed);
+	}
 	for (int d = 0, i = 0; d < ndims; d++)
 		if (dims[d] == 0)
 			dims[d] = spread[i++];

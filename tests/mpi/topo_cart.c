@@ -40,6 +40,13 @@ static void test_dims_create(void)
 	dims_case(6, 2, (int[]){2, 3}, (int[]){2, 3}); /* nothing left to choose */
 	dims_case(8, 3, (int[]){0, 1, 0}, (int[]){4, 1, 2});
 	dims_case(1, 0, (int[]){0}, (int[]){0});
+	/* balanced as MPICH: not the greedy 12 x 6, 20 x 18 x 14, 41 x 12 x 6 x 6 */
+	dims_case(72, 2, (int[]){0, 0}, (int[]){9, 8});
+	dims_case(1323, 2, (int[]){0, 0}, (int[]){49, 27});
+	dims_case(5040, 3, (int[]){0, 0, 0}, (int[]){21, 16, 15});
+	dims_case(17712, 4, (int[]){0, 0, 0, 0}, (int[]){41, 9, 8, 6});
+	dims_case(1 << 30, 3, (int[]){0, 0, 0}, (int[]){1024, 1024, 1024});
+	dims_case(2147483647, 2, (int[]){0, 0}, (int[]){2147483647, 1}); /* a prime */
 	/* what cannot be: MPI_ERR_DIMS */
 	int d[3] = {0, 5, 0};
 
