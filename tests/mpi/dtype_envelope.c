@@ -285,6 +285,12 @@ static void test_status(void)
 	MPI_OK(MPI_Get_count(&st, MPI_BYTE, &n));
 	CHECK(cx == (MPI_Count)3 << 30 && n == MPI_UNDEFINED, "3 GiB: %lld elements, count %d", cx,
 	      n);
+	/* any byte count an MPI_Count holds; beyond it, MPI_ERR_COUNT */
+	MPI_OK(MPI_Status_set_elements_x(&st, MPI_BYTE, (MPI_Count)0x7654321f71234567));
+	MPI_OK(MPI_Get_elements_x(&st, MPI_BYTE, &cx));
+	CHECK(cx == (MPI_Count)0x7654321f71234567, "a huge count read back as %lld", cx);
+	MPI_FAILS(MPI_ERR_COUNT,
+		  MPI_Status_set_elements_x(&st, MPI_INT, (MPI_Count)0x7654321f71234567));
 	MPI_OK(MPI_Status_set_elements(&st, pair, 0));
 	MPI_OK(MPI_Get_count(&st, pair, &n));
 	CHECK(n == 0, "zero elements: count %d", n);
