@@ -16,8 +16,9 @@
  *
  * A callback's error fails the call that ran it (the attribute stays).
  * A keyval freed while attributes still use it lives until the last of
- * them is deleted. Callbacks may call MPI (even on the same communicator):
- * nothing here is held across a callback.
+ * them is deleted (MPI-3.1 §6.7.2): until then its value still reads and
+ * deletes them, as in MPICH; a new attribute needs a live keyval. Callbacks may call MPI (even on
+ * the same communicator): nothing here is held across a callback.
  *
  * Windows (win_attr.c) cache attributes through the same machinery: the
  * keyvals of both kinds share one numbering, each keyval knows its kind
@@ -200,6 +201,14 @@ int mpil_keyval_create(int kind, MPI_Comm_copy_attr_function *copy_fn,
 bool mpil_keyval_valid(int kind, int keyval)
 {
 	return keyval_get_kind(kind, keyval) != NULL;
+}
+
+bool mpil_keyval_alive(int kind, int keyval)
+{
+	int i = keyval - KEYVAL_BASE;
+
+	return keyval_get_kind(kind, keyval) ||
+	       (i >= 0 && i < nkeyvals && keyvals[i].kind == kind && keyvals[i].refs > 0);
 }
 
 const char *mpil_keyval_why(int kind, int keyval)
@@ -448,7 +457,7 @@ int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int 
 		break;
 	case MPI_APPNUM: /* not started as part of an MPMD launch */ *flag = 0; return MPI_SUCCESS;
 	default:
-		if (!keyval_get(comm_keyval))
+		if (!mpil_keyval_alive(MPIL_ATTR_COMM, comm_keyval))
 			return bad_keyval(comm, comm_keyval, F);
 		*flag = mpil_attrs_get(&comm->attrs, comm_keyval, &v);
 		if (*flag)
@@ -469,7 +478,7 @@ int PMPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
 
 	MPIL_CHECK(mpil_check_init(F));
 	MPIL_CHECK(mpil_check_comm(comm, F));
-	if (!keyval_get(comm_keyval))
+	if (!mpil_keyval_alive(MPIL_ATTR_COMM, comm_keyval))
 		return bad_keyval(comm, comm_keyval, F);
 	err = mpil_attrs_delete(comm, &comm->attrs, comm_keyval);
 	if (err != MPI_SUCCESS)

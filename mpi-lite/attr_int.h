@@ -17,6 +17,8 @@ int mpil_keyval_create(int kind, MPI_Comm_copy_attr_function *copy_fn,
 		       MPI_Comm_delete_attr_function *delete_fn,
 		       MPI_Win_delete_attr_function *win_delete_fn, void *extra, int *keyval_p);
 bool mpil_keyval_valid(int kind, int keyval);
+/* Valid, or freed while attributes still use it (get and delete accept it). */
+bool mpil_keyval_alive(int kind, int keyval);
 /* Why @keyval is not a live keyval of @kind ("freed"...), for messages. */
 const char *mpil_keyval_why(int kind, int keyval);
 /* MPI_ERR_KEYVAL unless @keyval is a live keyval of @kind. */

@@ -318,7 +318,7 @@ int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *fla
 	default: break;
 	}
 	*flag = 0;
-	if (!mpil_keyval_valid(MPIL_ATTR_WIN, win_keyval))
+	if (!mpil_keyval_alive(MPIL_ATTR_WIN, win_keyval))
 		return bad_keyval(win, win_keyval, F);
 	*flag = mpil_attrs_get(&win->attrs, win_keyval, &v);
 	if (*flag)
@@ -334,7 +334,7 @@ int PMPI_Win_delete_attr(MPI_Win win, int win_keyval)
 	int err;
 
 	MPIL_CHECK(mpil_win_check(win, F));
-	if (!mpil_keyval_valid(MPIL_ATTR_WIN, win_keyval))
+	if (!mpil_keyval_alive(MPIL_ATTR_WIN, win_keyval))
 		return bad_keyval(win, win_keyval, F);
 	err = mpil_attrs_delete(win, &win->attrs, win_keyval);
 	if (err != MPI_SUCCESS)

@@ -191,6 +191,17 @@ static void test_errors(void)
 	MPI_FAILS(MPI_ERR_KEYVAL, MPI_Comm_set_attr(MPI_COMM_WORLD, stale, &flag));
 	k = MPI_TAG_UB;
 	MPI_FAILS(MPI_ERR_KEYVAL, MPI_Comm_free_keyval(&k));
+	/* freed while an attribute uses it (MPI-3.1 §6.7.2: not erroneous):
+	 * the old value still reads and deletes it; then it is gone */
+	MPI_OK(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, &k, NULL));
+	stale = k;
+	MPI_OK(MPI_Comm_set_attr(MPI_COMM_WORLD, k, &flag));
+	MPI_OK(MPI_Comm_free_keyval(&k));
+	MPI_FAILS(MPI_ERR_KEYVAL, MPI_Comm_set_attr(MPI_COMM_WORLD, stale, &flag));
+	MPI_OK(MPI_Comm_get_attr(MPI_COMM_WORLD, stale, &v, &flag));
+	CHECK(flag && v == (void *)&flag, "freed keyval in use: attribute not found");
+	MPI_OK(MPI_Comm_delete_attr(MPI_COMM_WORLD, stale));
+	MPI_FAILS(MPI_ERR_KEYVAL, MPI_Comm_get_attr(MPI_COMM_WORLD, stale, &v, &flag));
 }
 
 int main(int argc, char **argv)
