@@ -17,8 +17,9 @@
  * A callback's error fails the call that ran it (the attribute stays).
  * A keyval freed while attributes still use it lives until the last of
  * them is deleted (MPI-3.1 §6.7.2): until then its value still reads and
- * deletes them, as in MPICH; a new attribute needs a live keyval. Callbacks may call MPI (even on
- * the same communicator): nothing here is held across a callback.
+ * deletes them, as in MPICH; a new attribute needs a live keyval.
+ * Callbacks may call MPI (even on the same communicator): nothing here is
+ * held across a callback.
  *
  * Windows (win_attr.c) cache attributes through the same machinery: the
  * keyvals of both kinds share one numbering, each keyval knows its kind
@@ -207,8 +208,8 @@ bool mpil_keyval_alive(int kind, int keyval)
 {
 	int i = keyval - KEYVAL_BASE;
 
-	return keyval_get_kind(kind, keyval) ||
-	       (i >= 0 && i < nkeyvals && keyvals[i].kind == kind && keyvals[i].refs > 0);
+	return i >= 0 && i < nkeyvals && keyvals[i].kind == kind &&
+	       (!keyvals[i].freed || keyvals[i].refs > 0);
 }
 
 const char *mpil_keyval_why(int kind, int keyval)

@@ -584,6 +584,19 @@ out:
 
 /* ---- WORD over the target's blocks ----------------------------------------------------------- */
 
+/* How many elements of @es bytes from @e (before @end) lie in @e's word,
+ * none straddling its end: those one compare-and-swap of the word covers. */
+static unsigned same_word_run(uint64_t e, uint64_t end, size_t es)
+{
+	uint64_t w = e & ~(uint64_t)7;
+	unsigned n = 1;
+
+	while (e + n * es < end && ((e + n * es) & ~(uint64_t)7) == w &&
+	       ((e + n * es) & 7) + es <= 8)
+		n++;
+	return n;
+}
+
 typedef struct word_walk {
 	acc_t *a;
 	amo_batch_t *b; /* engine atomics (CPU atomics: unused) */
@@ -616,12 +629,9 @@ static ibx_status_t word_block(void *arg, int64_t poff, void *addr, size_t len)
 			if (ww->err != MPI_SUCCESS)
 				return IBX_ERR_CANCELED;
 		} else if (a->cpu && es < 8) {
-			unsigned n = 1;
-
 			/* the block's next elements in the same word: one CAS */
-			while (e + n * es < end && ((e + n * es) & ~(uint64_t)7) == w &&
-			       ((e + n * es) & 7) + es <= 8)
-				n++;
+			unsigned n = same_word_run(e, end, es);
+
 			cpu_word_run(a, e, n, poff);
 			e += (n - 1) * es;
 			poff += (int64_t)((n - 1) * es);
@@ -629,13 +639,11 @@ static ibx_status_t word_block(void *arg, int64_t poff, void *addr, size_t len)
 			cpu_elem(a, e, poff);
 		} else {
 			amo_t *s = &ww->b->s[ww->b->n++];
-			unsigned n = 1;
+			unsigned n;
 
 			amo_prepare(a, s, e, poff);
 			/* a CAS loop: the block's next elements in the same word too */
-			while (s->how == AMO_LOOP && !a->cmp && e + n * es < end &&
-			       ((e + n * es) & ~(uint64_t)7) == w && ((e + n * es) & 7) + es <= 8)
-				n++;
+			n = s->how == AMO_LOOP && !a->cmp ? same_word_run(e, end, es) : 1;
 			s->n = n;
 			e += (n - 1) * es;
 			poff += (int64_t)((n - 1) * es);
@@ -685,12 +693,11 @@ static int acc_words(acc_t *a)
 	return MPI_SUCCESS;
 }
 
+/* Called with bytes to move (acc_do returns before for none). */
 static int acc_run(acc_t *a)
 {
 	int err, uerr;
 
-	if (a->nbytes == 0)
-		return MPI_SUCCESS;
 	mpil_win_dirty(a->win, a->w.target);
 	if (!word_type(a->basic))
 		return acc_locked(a, true, 0, 0, a->nbytes);

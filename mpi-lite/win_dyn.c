@@ -294,21 +294,27 @@ void mpil_win_dyn_forget(MPI_Win win)
 
 /* @bytes of member @r's control block from word @word: loads when it is
  * mapped here, else one engine read. */
-static ibx_status_t ctl_get(const mpil_win_target_t *t, size_t word, void *out, size_t bytes)
+/* @bytes at @raddr of a member, through @rk, complete on return. */
+static ibx_status_t get_wait(void *out, size_t bytes, uint64_t raddr, ibx_rkey_t *rk)
 {
 	ibx_request_t rq;
 	ibx_status_t st;
 
+	rq.cb = NULL;
+	rq.user_data = NULL;
+	st = ibx_get(mpil_g.ctx, out, bytes, raddr, rk, &rq);
+	if (st == IBX_INPROGRESS)
+		st = mpil_ibx_wait(&rq);
+	return st;
+}
+
+static ibx_status_t ctl_get(const mpil_win_target_t *t, size_t word, void *out, size_t bytes)
+{
 	if (t->ctl_local) {
 		memcpy(out, t->ctl_local + word, bytes);
 		return IBX_OK;
 	}
-	rq.cb = NULL;
-	rq.user_data = NULL;
-	st = ibx_get(mpil_g.ctx, out, bytes, t->ctl_base + 8 * word, t->ctl_rk, &rq);
-	if (st == IBX_INPROGRESS)
-		st = mpil_ibx_wait(&rq);
-	return st;
+	return get_wait(out, bytes, t->ctl_base + 8 * word, t->ctl_rk);
 }
 
 static ibx_status_t ctl_word(const mpil_win_target_t *t, size_t word, uint64_t *v)
@@ -339,20 +345,6 @@ static ibx_status_t tab_key(mpil_win_target_t *t, const mpil_win_dyn_tab_t *d)
 	t->tab_addr = d->addr;
 	t->tab_hash = h;
 	return IBX_OK;
-}
-
-/* @n entries of the table block @t->tab_rk names, into @tab. */
-static ibx_status_t tab_get(const mpil_win_target_t *t, mpil_win_region_t *tab, uint64_t n)
-{
-	ibx_request_t rq;
-	ibx_status_t st;
-
-	rq.cb = NULL;
-	rq.user_data = NULL;
-	st = ibx_get(mpil_g.ctx, tab, (size_t)n * sizeof(*tab), t->tab_addr, t->tab_rk, &rq);
-	if (st == IBX_INPROGRESS)
-		st = mpil_ibx_wait(&rq);
-	return st;
 }
 
 /* One consistent copy of member @r's table (*n_p entries, in *tab_p: the
@@ -407,7 +399,9 @@ static int table_read(MPI_Win win, int r, mpil_win_region_t **tab_p, int *n_p, u
 				break;
 			}
 		}
-		if (n && ((st = tab_key(t, &d)) != IBX_OK || (st = tab_get(t, tab, n)) != IBX_OK))
+		if (n && ((st = tab_key(t, &d)) != IBX_OK ||
+			  (st = get_wait(tab, (size_t)n * sizeof(*tab), t->tab_addr, t->tab_rk)) !=
+			      IBX_OK))
 			break;
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
 		if ((st = ctl_word(t, MPIL_WCTL_DYN_VERSION, &v2)) != IBX_OK)
@@ -449,20 +443,17 @@ static mpil_win_dyn_region_t *dyn_at_or_before(const mpil_win_target_t *t, uint6
 }
 
 /* Our key of region @nd if our old copy has it (same place, same key):
- * moved to @nd. */
+ * moved to @nd. Bases are unique (attach refuses a second region at a
+ * base, even of size 0), so the region at or before it is the only one. */
 static bool dyn_keep_key(mpil_win_target_t *t, mpil_win_dyn_region_t *nd)
 {
 	mpil_win_dyn_region_t *o = dyn_at_or_before(t, nd->base);
 
-	/* regions of size 0 share no bytes but may share a base: look back */
-	for (; o && o >= t->dyn && o->base == nd->base; o--) {
-		if (o->rk && o->len == nd->len && o->key_hash == nd->key_hash) {
-			nd->rk = o->rk;
-			o->rk = NULL;
-			return true;
-		}
-	}
-	return false;
+	if (!o || !o->rk || o->base != nd->base || o->len != nd->len || o->key_hash != nd->key_hash)
+		return false;
+	nd->rk = o->rk;
+	o->rk = NULL;
+	return true;
 }
 
 /* Brings our copy of member @r's table up to date: keys of regions still
