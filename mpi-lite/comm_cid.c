@@ -14,9 +14,25 @@
  *   rank 1  used 0,1,3      ─┼─ all-OR ─► used 0,1,2,3 ─► new id = bit 4
  *   rank 2  used 0,1        ─┘            (same answer on every member)
  *
- * The id is free at every member of the new communicator, so no process
- * ever holds two communicators with the same id, whatever other
- * communicators are created concurrently among other processes.
+ * Concurrent agreements. Between a member's proposal and its choice,
+ * another agreement of the same process may take an id: one of another
+ * thread (MPI_THREAD_MULTIPLE), or an MPI_Comm_idup still under way
+ * (comm_idup.c), which progresses inside any MPI call. So each member
+ * holds the chosen id at once (marks it used: a later choice here skips
+ * it), and when any member said in its proposal that it was busy — had
+ * such an agreement under way — a second all-OR confirms that every
+ * member could hold it:
+ *
+ *   propose ─► union ─► pick c, hold c ─► [busy anywhere] confirm: all held?
+ *                                             yes ─► c          no ─► let c go,
+ *                                                                pick again
+ *
+ * A retry starts at a place drawn from the agreement's key (parent id,
+ * tag) and the attempt, so two agreements that took each other's id at two
+ * processes pick apart the next time; nothing ever waits for another
+ * agreement to finish, so overlapping creations among overlapping sets of
+ * processes cannot deadlock (MPICH's comm_idup_overlap). Without a busy
+ * member the one all-OR is the whole agreement, as before.
  *
  * The all-OR runs on the parent's creation context (cid | 2) with tags
  * that user tags cannot take (bit 31 set), or the user's tag for
@@ -115,92 +131,117 @@ static int all_or(const mpil_members_t *m, uint32_t ctx, uint32_t tag, uint64_t 
 	return err;
 }
 
-/* ---- MPI_THREAD_MULTIPLE: agreements of several threads at once ------------------------- */
+/* ---- choosing and holding an id --------------------------------------------------------- */
 
-/* The agreements this process has under way (on the threads' stacks). */
-typedef struct cid_try {
-	uint64_t key; /* parent id << 32 | tag: one agreement at a time per key */
-	struct cid_try *next;
-} cid_try_t;
+static unsigned cid_nb_pending; /* nonblocking agreements under way here */
 
-static cid_try_t *cid_trying;
-static bool cid_map_lent; /* an agreement of this process contributes cid_used */
-
-/* The map goes to the agreement of lowest key among those under way here,
- * when no other holds it: in every process the lowest key of the job gets
- * it as soon as it is free, so that agreement succeeds. */
-static bool cid_map_mine(uint64_t key)
+void mpil_cid_nb_begin(void)
 {
-	if (cid_map_lent)
+	cid_nb_pending++;
+}
+
+void mpil_cid_nb_end(void)
+{
+	cid_nb_pending--;
+}
+
+bool mpil_cid_busy(void)
+{
+	return mpil_g.mt || cid_nb_pending > 0;
+}
+
+void mpil_cid_snapshot(uint64_t *words)
+{
+	memcpy(words, cid_used, sizeof(cid_used));
+}
+
+/* A mix of @x's bits (splitmix64's finaliser). */
+static uint64_t cid_mix(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ull;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
+
+uint32_t mpil_cid_pick(const uint64_t *used, uint64_t key, unsigned attempt)
+{
+	uint32_t from, bit;
+
+	if (attempt == 0)
+		return cid_lowest_free(used);
+	from = (uint32_t)(cid_mix(key ^ cid_mix(attempt)) % MPIL_CID_BITS);
+	for (uint32_t i = 0; i < MPIL_CID_BITS; i++) {
+		bit = (from + i) % MPIL_CID_BITS;
+		if (bit && !(used[bit / 64] >> (bit % 64) & 1))
+			return bit * MPIL_CID_STRIDE;
+	}
+	return 0;
+}
+
+bool mpil_cid_reserve(uint32_t cid)
+{
+	uint32_t bit = cid / MPIL_CID_STRIDE;
+
+	if (cid_used[bit / 64] >> (bit % 64) & 1)
 		return false;
-	for (const cid_try_t *t = cid_trying; t; t = t->next)
-		if (t->key < key)
-			return false;
+	mpil_cid_mark(cid, true);
 	return true;
 }
 
-/*
- * With threads, two agreements of one process could each see an id free
- * and pick the same one for two communicators. As in MPICH, only one
- * agreement of a process at a time contributes the real map; the others
- * set a "retry" word, and an attempt that any member marked is repeated
- * (every member sees the same union, so all repeat together, and the
- * messages of consecutive attempts meet in order). The winner's id is
- * marked used (mpil_comm_new) before the section is released again.
- */
-static int cid_agree_threads(MPI_Comm parent, const mpil_members_t *m, uint32_t tag,
-			     uint64_t *words, size_t nextra, uint32_t *cid_p)
-{
-	size_t n = MPIL_CID_WORDS + 1 + nextra;
-	uint64_t *w = malloc(n * sizeof(uint64_t));
-	cid_try_t me = {((uint64_t)parent->cid << 32) | tag, cid_trying};
-	int err;
-
-	if (!w)
-		return MPI_ERR_NO_MEM;
-	cid_trying = &me;
-	for (;;) {
-		bool mine = cid_map_mine(me.key);
-
-		if (mine) {
-			cid_map_lent = true;
-			memcpy(w, cid_used, sizeof(cid_used));
-		} else {
-			memset(w, 0xff, sizeof(cid_used));
-		}
-		w[MPIL_CID_WORDS] = !mine;
-		memcpy(w + MPIL_CID_WORDS + 1, words + MPIL_CID_WORDS, nextra * sizeof(uint64_t));
-		err = all_or(m, parent->cid | 2u, tag, w, n);
-		if (mine)
-			cid_map_lent = false;
-		if (err != MPI_SUCCESS || !w[MPIL_CID_WORDS])
-			break;
-		mpil_cs_yield(); /* let the holder's thread go on */
-	}
-	for (cid_try_t **pp = &cid_trying; *pp; pp = &(*pp)->next)
-		if (*pp == &me) {
-			*pp = me.next;
-			break;
-		}
-	if (err == MPI_SUCCESS) {
-		memcpy(words, w, sizeof(cid_used));
-		memcpy(words + MPIL_CID_WORDS, w + MPIL_CID_WORDS + 1, nextra * sizeof(uint64_t));
-		*cid_p = cid_lowest_free(words);
-	}
-	free(w);
-	return err;
-}
+/* ---- the blocking agreement ------------------------------------------------------------------ */
 
 int mpil_cid_agree(MPI_Comm parent, const mpil_members_t *m, uint32_t tag, uint64_t *words,
 		   size_t nextra, uint32_t *cid_p)
 {
+	const size_t busy = MPIL_CID_WORDS; /* the word after the map */
+	uint64_t *w = malloc((busy + 1 + nextra) * sizeof(uint64_t));
+	uint64_t key = (uint64_t)parent->cid << 32 | tag;
+	uint32_t ctx = parent->cid | 2u;
 	int err;
 
-	if (mpil_g.mt)
-		return cid_agree_threads(parent, m, tag, words, nextra, cid_p);
-	memcpy(words, cid_used, sizeof(cid_used));
-	err = all_or(m, parent->cid | 2u, tag, words, MPIL_CID_WORDS + nextra);
-	if (err == MPI_SUCCESS)
-		*cid_p = cid_lowest_free(words);
+	if (!w)
+		return MPI_ERR_NO_MEM;
+	/* propose: maps, whether anything else may take an id meanwhile, parts */
+	mpil_cid_snapshot(w);
+	w[busy] = mpil_cid_busy();
+	memcpy(w + busy + 1, words + MPIL_CID_WORDS, nextra * sizeof(uint64_t));
+	err = all_or(m, ctx, tag, w, busy + 1 + nextra);
+	if (err != MPI_SUCCESS)
+		goto out;
+	memcpy(words + MPIL_CID_WORDS, w + busy + 1, nextra * sizeof(uint64_t));
+	for (unsigned attempt = 0;; attempt++) {
+		uint32_t cid = mpil_cid_pick(w, key, attempt);
+		bool held;
+
+		*cid_p = cid;
+		if (cid == 0)
+			break; /* every member sees the same full union */
+		held = mpil_cid_reserve(cid);
+		if (!w[busy]) {
+			/* nothing else chose an id at any member since it
+			 * proposed: the lowest free one is free everywhere */
+			if (!held)
+				err = MPI_ERR_INTERN;
+			break;
+		}
+		/* confirm: did every member hold it? (and fresh maps for a retry) */
+		mpil_cid_snapshot(w);
+		w[busy] = !held;
+		err = all_or(m, ctx, tag, w, busy + 1);
+		if (err == MPI_SUCCESS && !w[busy])
+			break;
+		if (held)
+			mpil_cid_mark(cid, false);
+		if (err != MPI_SUCCESS)
+			break;
+		w[busy] = 1;
+		if (mpil_g.mt)
+			mpil_cs_yield(); /* let the thread holding the id go on */
+	}
+out:
+	memcpy(words, w, sizeof(cid_used));
+	free(w);
 	return err;
 }

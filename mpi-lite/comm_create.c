@@ -7,10 +7,9 @@
  * (topo.c); the topology constructors make theirs through
  * mpil_comm_split.
  *
- * MPI_Comm_idup does the whole agreement before it returns and hands back
- * a request that is already complete: like the blocking call, it needs
- * every member to reach it (a program that makes one member wait for a
- * message sent only after another's MPI_Comm_idup would deadlock).
+ * MPI_Comm_idup runs the same agreement in the background
+ * (comm_idup.c) and makes the duplicate here (mpil_comm_dup_make) when it
+ * ends. An id the agreement held but no communicator took is let go.
  */
 #include "comm_int.h"
 
@@ -65,6 +64,49 @@ static int check_subgroup(MPI_Comm comm, MPI_Group g, const char *fname)
 
 /* ---- creation ---------------------------------------------------------------------- */
 
+int mpil_comm_dup_make(MPI_Comm comm, uint32_t cid, MPI_Info info, bool dup_info, MPI_Comm *newcomm,
+		       const char **what_p)
+{
+	MPI_Comm c;
+	int err;
+
+	*what_p = NULL;
+	if (comm->rank_to_world) {
+		err = mpil_comm_new(comm, cid, comm->size, comm->rank_to_world, &c);
+	} else {
+		int *world = malloc((size_t)comm->size * sizeof(int));
+
+		if (!world) {
+			mpil_cid_mark(cid, false);
+			return MPI_ERR_NO_MEM;
+		}
+		for (int r = 0; r < comm->size; r++)
+			world[r] = r;
+		err = mpil_comm_new(comm, cid, comm->size, world, &c);
+		free(world);
+	}
+	if (err != MPI_SUCCESS) {
+		mpil_cid_mark(cid, false);
+		return err;
+	}
+	err = mpil_topo_dup(comm, c);
+	if (err == MPI_SUCCESS)
+		err = mpil_info_copy(dup_info ? comm->info : info, &c->info);
+	if (err == MPI_SUCCESS) {
+		err = mpil_attr_dup(comm, c);
+		if (err != MPI_SUCCESS) {
+			*what_p = "an attribute copy callback failed";
+			mpil_attr_delete_all(c);
+		}
+	}
+	if (err != MPI_SUCCESS) {
+		mpil_comm_destroy(c);
+		return err;
+	}
+	*newcomm = c;
+	return MPI_SUCCESS;
+}
+
 /* MPI_Comm_dup / MPI_Comm_dup_with_info: @info is the new hints, or @dup_info
  * says to copy @comm's. */
 static int comm_dup(MPI_Comm comm, MPI_Info info, bool dup_info, MPI_Comm *newcomm,
@@ -72,8 +114,8 @@ static int comm_dup(MPI_Comm comm, MPI_Info info, bool dup_info, MPI_Comm *newco
 {
 	uint64_t words[MPIL_CID_WORDS];
 	mpil_members_t m;
+	const char *what;
 	uint32_t cid;
-	MPI_Comm c;
 	int err;
 
 	members_of_comm(comm, &m);
@@ -82,39 +124,11 @@ static int comm_dup(MPI_Comm comm, MPI_Info info, bool dup_info, MPI_Comm *newco
 		return create_failed(comm, err, fname);
 	if (cid == 0)
 		return no_cid(comm, fname);
-	if (comm->rank_to_world)
-		err = mpil_comm_new(comm, cid, comm->size, comm->rank_to_world, &c);
-	else {
-		int *world = malloc((size_t)comm->size * sizeof(int));
-
-		if (!world)
-			return create_failed(comm, MPI_ERR_NO_MEM, fname);
-		for (int r = 0; r < comm->size; r++)
-			world[r] = r;
-		err = mpil_comm_new(comm, cid, comm->size, world, &c);
-		free(world);
-	}
+	err = mpil_comm_dup_make(comm, cid, info, dup_info, newcomm, &what);
+	if (err != MPI_SUCCESS && what)
+		return mpil_err(comm, err, fname, "%s", what);
 	if (err != MPI_SUCCESS)
 		return create_failed(comm, err, fname);
-	err = mpil_topo_dup(comm, c);
-	if (err != MPI_SUCCESS) {
-		mpil_comm_destroy(c);
-		return create_failed(comm, err, fname);
-	}
-	err = mpil_info_copy(dup_info ? comm->info : info, &c->info);
-	if (err == MPI_SUCCESS) {
-		err = mpil_attr_dup(comm, c);
-		if (err != MPI_SUCCESS) {
-			mpil_attr_delete_all(c);
-			mpil_comm_destroy(c);
-			return mpil_err(comm, err, fname, "an attribute copy callback failed");
-		}
-	}
-	if (err != MPI_SUCCESS) {
-		mpil_comm_destroy(c);
-		return create_failed(comm, err, fname);
-	}
-	*newcomm = c;
 	return MPI_SUCCESS;
 }
 
@@ -126,32 +140,6 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 
 	MPIL_CHECK(check_newcomm(comm, newcomm, F));
 	return comm_dup(comm, MPI_INFO_NULL, true, newcomm, F);
-}
-
-MPIL_PMPI_ALIAS(Comm_idup)
-int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
-{
-	static const char F[] = "MPI_Comm_idup";
-	MPIL_CS_GUARD();
-	mpil_request_t *r;
-	int err;
-
-	MPIL_CHECK(check_newcomm(comm, newcomm, F));
-	if (!request)
-		return mpil_err(comm, MPI_ERR_ARG, F, "request is NULL");
-	r = mpil_req_alloc();
-	if (!r)
-		return mpil_err(comm, MPI_ERR_NO_MEM, F, "no memory for a request");
-	err = comm_dup(comm, MPI_INFO_NULL, true, newcomm, F);
-	if (err != MPI_SUCCESS) {
-		mpil_req_release(r);
-		return err;
-	}
-	r->kind = MPIL_REQ_DONE;
-	mpil_req_hold(r, comm, NULL);
-	mpil_status_empty(&r->preset);
-	*request = r;
-	return MPI_SUCCESS;
 }
 
 MPIL_PMPI_ALIAS(Comm_dup_with_info)
@@ -204,14 +192,19 @@ static int comm_split(MPI_Comm comm, int color, int key, MPI_Info info, MPI_Comm
 		free(words);
 		return create_failed(comm, err, fname);
 	}
+	if (cid == 0) {
+		free(words);
+		if (color == MPI_UNDEFINED) {
+			*newcomm = MPI_COMM_NULL;
+			return MPI_SUCCESS;
+		}
+		return no_cid(comm, fname);
+	}
 	if (color == MPI_UNDEFINED) {
+		mpil_cid_mark(cid, false);
 		free(words);
 		*newcomm = MPI_COMM_NULL;
 		return MPI_SUCCESS;
-	}
-	if (cid == 0) {
-		free(words);
-		return no_cid(comm, fname);
 	}
 	ents = malloc(n * sizeof(*ents));
 	world = malloc(n * sizeof(*world));
@@ -236,12 +229,15 @@ static int comm_split(MPI_Comm comm, int color, int key, MPI_Info info, MPI_Comm
 	if (err == MPI_SUCCESS) {
 		err = mpil_info_copy(info, &c->info);
 		if (err != MPI_SUCCESS)
-			mpil_comm_destroy(c);
+			mpil_comm_destroy(c); /* lets the id go */
+		cid = 0;
 	}
 out:
 	free(words);
 	free(ents);
 	free(world);
+	if (err != MPI_SUCCESS && cid)
+		mpil_cid_mark(cid, false);
 	if (err != MPI_SUCCESS)
 		return create_failed(comm, err, fname);
 	*newcomm = c;
@@ -297,13 +293,18 @@ static int comm_from_group(MPI_Comm comm, MPI_Group g, uint32_t cid, MPI_Comm *n
 	int err;
 
 	if (g->rank == MPI_UNDEFINED) {
+		if (cid)
+			mpil_cid_mark(cid, false);
 		*newcomm = MPI_COMM_NULL;
 		return MPI_SUCCESS;
 	}
 	if (cid == 0)
 		return no_cid(comm, fname);
 	err = mpil_comm_new(comm, cid, g->size, g->world, newcomm);
-	return err == MPI_SUCCESS ? MPI_SUCCESS : create_failed(comm, err, fname);
+	if (err == MPI_SUCCESS)
+		return MPI_SUCCESS;
+	mpil_cid_mark(cid, false);
+	return create_failed(comm, err, fname);
 }
 
 MPIL_PMPI_ALIAS(Comm_create)

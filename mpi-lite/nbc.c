@@ -6,7 +6,9 @@
  * A schedule is a list of steps cut into rounds (as in Open MPI's libnbc and
  * MPICH's MPIR_Sched): transfers (a nonblocking send or receive of
  * bytes on the collective context) and local steps (copy, reduce, unpack
- * into the user's type, store a reduction's work buffer). The MPI_I* call
+ * into the user's type, store a reduction's work buffer, or call a
+ * function that decides on what arrived and may append rounds:
+ * MPI_Comm_idup's agreement). The MPI_I* call
  * builds it whole — every buffer known, temporaries allocated, send data
  * packed — and starts its first round before it returns:
  *
@@ -54,6 +56,10 @@
  * erroneous; Open MPI answers MPI_ERR_REQUEST, as here) and leaves it
  * running; MPI_Request_free lets it finish in the background, and
  * MPI_Finalize waits for such orphans before its closing barrier.
+ *
+ * Length: just over 700 lines: building, running and completing a schedule
+ * are one state machine over one structure; the algorithms are elsewhere
+ * (nbc_coll.c, nbc_blocks.c, nbc_red.c, nbc_neighbor.c, comm_idup.c).
  */
 #include "nbc_int.h"
 
@@ -77,7 +83,10 @@ struct nbc_sched {
 	int posts, maxposts;
 	/* the transfers of the round under way: [ndone, nrq) may be pending */
 	ibx_request_t *rq;
-	int nrq, ndone;
+	int nrq, ndone, rqcap;
+	/* called once when the schedule ends (mpil_nbc_on_end) */
+	nbc_fn_t end_fn;
+	void *end_arg;
 	/* what is freed or released when the schedule ends */
 	void **mem;
 	int nmem, memcap;
@@ -153,9 +162,20 @@ static void nbc_hold(nbc_sched_t *s, MPI_Datatype dt)
 
 /* ---- schedules: life ------------------------------------------------------------------------- */
 
+/* The end hook, once. */
+static void sched_end(nbc_sched_t *s)
+{
+	nbc_fn_t fn = s->end_fn;
+
+	s->end_fn = NULL;
+	if (fn)
+		fn(s, s->end_arg);
+}
+
 /* Frees what @s owns and keeps it for the next call (or frees it). */
 static void sched_free(nbc_sched_t *s)
 {
+	sched_end(s);
 	for (int i = 0; i < s->nmem; i++)
 		free(s->mem[i]);
 	for (int i = 0; i < s->ndts; i++)
@@ -206,6 +226,8 @@ nbc_sched_t *mpil_nbc_new(MPI_Comm comm)
 	s->nsteps = s->next = 0;
 	s->posts = s->maxposts = 0;
 	s->nrq = s->ndone = 0;
+	s->rqcap = NBC_INLINE_RQ;
+	s->end_fn = NULL;
 	s->prev = s->next_active = NULL;
 	return s;
 }
@@ -308,6 +330,34 @@ void mpil_nbc_round(nbc_sched_t *s)
 	s->posts = 0;
 }
 
+void mpil_nbc_call(nbc_sched_t *s, nbc_fn_t fn, void *arg)
+{
+	nbc_step_t *st;
+
+	mpil_nbc_round(s);
+	if (!(st = step_add(s, NBC_CALL)))
+		return;
+	st->fn = fn;
+	st->dst = arg;
+	mpil_nbc_round(s);
+}
+
+void mpil_nbc_on_end(nbc_sched_t *s, nbc_fn_t fn, void *arg)
+{
+	s->end_fn = fn;
+	s->end_arg = arg;
+}
+
+MPI_Comm mpil_nbc_comm(const nbc_sched_t *s)
+{
+	return s->comm;
+}
+
+uint32_t mpil_nbc_id(const nbc_sched_t *s)
+{
+	return s->tag_base;
+}
+
 /* ---- building reductions --------------------------------------------------------------------- */
 
 void mpil_nbc_red_set(nbc_sched_t *s, const coll_red_io_t *io)
@@ -392,6 +442,10 @@ static void xfer_start(nbc_sched_t *s, const nbc_step_t *st)
 	int world = mpil_comm_to_world(s->comm, st->peer);
 	ibx_status_t rc;
 
+	if (s->nrq == s->rqcap) { /* a round appended by a call step: too wide */
+		mpil_nbc_fail(s, MPI_ERR_INTERN);
+		return;
+	}
 	q->cb = NULL;
 	if (st->kind == NBC_SEND)
 		rc = ibx_tag_send(mpil_g.ctx, world, st->src, st->len, tag, 0, q);
@@ -414,6 +468,7 @@ static void step_run(nbc_sched_t *s, const nbc_step_t *st)
 	case NBC_STORE:
 		mpil_nbc_fail(s, mpil_coll_red_store(&s->io, st->src, st->dst, st->n));
 		break;
+	case NBC_CALL: st->fn(s, st->dst); break;
 	default: mpil_nbc_fail(s, MPI_ERR_INTERN); break;
 	}
 }
@@ -431,14 +486,15 @@ static void round_start(nbc_sched_t *s)
 {
 	s->nrq = s->ndone = 0;
 	while (s->next < s->nsteps) {
-		const nbc_step_t *st = &s->steps[s->next++];
+		/* a copy: a call step may append steps, moving the array */
+		nbc_step_t st = s->steps[s->next++];
 
-		step_run(s, st);
+		step_run(s, &st);
 		if (s->err != MPI_SUCCESS) {
 			round_abandon(s);
 			return;
 		}
-		if (st->last)
+		if (st.last)
 			return;
 	}
 }
@@ -481,8 +537,10 @@ static int sched_advance(nbc_sched_t *s, bool *done_p)
 static void sched_complete(nbc_sched_t *s)
 {
 	mpil_request_t *r = s->req;
-	int err = s->err;
+	int err;
 
+	sched_end(s);
+	err = s->err;
 	sched_free(s);
 	r->preset.MPI_ERROR = err;
 	r->ibx.status = IBX_OK;
@@ -553,6 +611,8 @@ int mpil_nbc_start(nbc_sched_t *s, const char *fname, MPI_Request *req_p)
 		if (!s->rq) {
 			s->rq = s->rq0;
 			mpil_nbc_fail(s, MPI_ERR_NO_MEM);
+		} else {
+			s->rqcap = s->maxposts;
 		}
 	}
 	if (s->err == MPI_SUCCESS && !(r = mpil_req_alloc()))

@@ -9,6 +9,7 @@
  *   nbc_red.c       MPI_Ireduce, MPI_Iallreduce, MPI_Ireduce_scatter(_block),
  *                   MPI_Iscan, MPI_Iexscan
  *   nbc_neighbor.c  MPI_Ineighbor_allgather(v), MPI_Ineighbor_alltoall(v/w)
+ *   comm_idup.c     MPI_Comm_idup(_with_info): an agreement built on call steps
  *
  * An entry point checks its arguments as its blocking twin does
  * (coll_check.c), lays the user's buffers out as bytes (coll_layout.c,
@@ -29,7 +30,11 @@ enum nbc_step_kind {
 	NBC_REDUCE, /* dst = src op dst over n work elements (the schedule's reduction) */
 	NBC_UNPACK, /* len packed bytes at src into elements of dt at dst */
 	NBC_STORE,  /* work buffer src into n user elements at dst (mpil_coll_red_store) */
+	NBC_CALL,   /* fn(schedule, arg): a decision taken on what earlier rounds brought */
 };
+
+typedef struct nbc_sched nbc_sched_t;
+typedef void (*nbc_fn_t)(nbc_sched_t *s, void *arg);
 
 typedef struct nbc_step {
 	uint8_t kind; /* enum nbc_step_kind */
@@ -41,12 +46,11 @@ typedef struct nbc_step {
 	void *dst;
 	size_t len;
 	MPI_Datatype dt;
+	nbc_fn_t fn; /* NBC_CALL (its argument in dst) */
 } nbc_step_t;
 
 /* Step tags within one call: 11 bits (nbc.c, "Matching"). */
 #define NBC_STEP_TAGS 2048
-
-typedef struct nbc_sched nbc_sched_t;
 
 /* A new, empty schedule on @comm, which counts as one collective call on
  * it (its sequence number is taken); NULL when out of memory. */
@@ -67,6 +71,23 @@ void mpil_nbc_copy(nbc_sched_t *s, void *dst, const void *src, size_t len);
 /* (the schedule holds @dt until it ends: the user may free it) */
 void mpil_nbc_unpack(nbc_sched_t *s, MPI_Datatype dt, const void *packed, size_t len, void *ubuf);
 void mpil_nbc_round(nbc_sched_t *s);
+
+/*
+ * A step that calls @fn(s, @arg) in a round of its own, after every
+ * transfer before it has completed: a schedule whose next rounds depend
+ * on what arrived (MPI_Comm_idup's agreement, comm_idup.c). @fn may append
+ * steps — they run after it — or fail the schedule (mpil_nbc_fail); a
+ * round it appends moves at most NBC_INLINE_RQ transfers.
+ */
+void mpil_nbc_call(nbc_sched_t *s, nbc_fn_t fn, void *arg);
+/* @fn(s, @arg) runs once when @s ends, however it ends (built but never
+ * started, failed, or complete), before its temporaries are freed; it may
+ * still set the error class the request completes with (mpil_nbc_fail). */
+void mpil_nbc_on_end(nbc_sched_t *s, nbc_fn_t fn, void *arg);
+/* The schedule's communicator, and a number that its members share and
+ * no other schedule running on the communicator has. */
+MPI_Comm mpil_nbc_comm(const nbc_sched_t *s);
+uint32_t mpil_nbc_id(const nbc_sched_t *s);
 
 /* A temporary of @len bytes freed with the schedule; NULL when out of
  * memory (remembered). */

@@ -365,6 +365,8 @@ MPIL_API int MPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen);
 MPIL_API int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm);
 MPIL_API int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm);
 MPIL_API int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request);
+MPIL_API int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm,
+				     MPI_Request *request);
 MPIL_API int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm);
 MPIL_API int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
 				 MPI_Comm *newcomm);
@@ -629,6 +631,8 @@ MPIL_API int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen);
 MPIL_API int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm);
 MPIL_API int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm);
 MPIL_API int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request);
+MPIL_API int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm,
+				      MPI_Request *request);
 MPIL_API int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm);
 MPIL_API int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
 				  MPI_Comm *newcomm);
