@@ -76,7 +76,7 @@ int mpil_file_access(MPI_File fh, bool write, mpil_file_at_t at, MPI_Offset offs
 		return mpil_file_err(fh, MPI_ERR_ARG, fname, "offset %lld overflows",
 				     (long long)offset);
 	s = offset * fh->esize;
-	if (nbytes > 0) {
+	if (nbytes > 0 && fh->ft_size > 0) { /* (a view without bytes moves none) */
 		bool lock = fh->atomic && !fh->disjoint;
 
 		if (lock) {

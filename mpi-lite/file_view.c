@@ -14,6 +14,14 @@
  * and the engine's datatype cursor gives the last term by seeking to r
  * (O(depth) work, no walk from the start). A dense filetype (MPI_BYTE, a
  * contiguous type with lb 0) makes this disp + s.
+ *
+ * A filetype may hold no bytes (a process that takes no part of the file,
+ * MPICH's setview_zero): its view's stream is empty, every offset maps to
+ * disp, and an access moves nothing and reports 0 elements, as in MPICH
+ * and Open MPI. Displacements must be non-negative and, in typemap order,
+ * not decrease, and on a file open for writing no two bytes of the view
+ * may be the same file byte (MPI-3.1 §13.3), in the etype and the
+ * filetype: set_view checks them, with MPI_ERR_IO as ROMIO does.
  */
 #include "file_int.h"
 
@@ -34,7 +42,7 @@ static void view_set(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datat
 	fh->ft_size = (int64_t)filetype->size;
 	fh->ft_extent = filetype->extent;
 	fh->ft_contig = mpil_dt_contig(filetype) && filetype->true_lb == 0 && filetype->lb == 0 &&
-			filetype->extent == (MPI_Aint)filetype->size;
+			filetype->extent == (MPI_Aint)filetype->size && filetype->size > 0;
 	fh->pos = 0;
 }
 
@@ -59,6 +67,8 @@ MPI_Offset mpil_file_view_offset(MPI_File fh, int64_t s)
 
 	if (fh->ft_contig)
 		return fh->disp + s;
+	if (fh->ft_size == 0)
+		return fh->disp; /* an empty stream */
 	k = s / fh->ft_size;
 	r = s % fh->ft_size;
 	if (ibx_dt_cursor_init(&c, fh->filetype->engine, 1, NULL, r) == IBX_OK)
@@ -87,7 +97,7 @@ int64_t mpil_file_view_bytes_below(MPI_File fh, MPI_Offset size)
 	below_t b = {0};
 	int64_t x;
 
-	if (size <= fh->disp)
+	if (size <= fh->disp || fh->ft_size == 0)
 		return 0;
 	x = size - fh->disp;
 	if (fh->ft_contig)
@@ -168,9 +178,66 @@ static int check_type(MPI_File fh, MPI_Datatype dt, const char *what, const char
 	return MPI_SUCCESS;
 }
 
+typedef struct order {
+	int64_t start, end; /* where the previous block began and ended */
+	bool decreasing, overlapping;
+} order_t;
+
+static ibx_status_t order_block(void *arg, int64_t packed_off, void *addr, size_t len)
+{
+	order_t *o = arg;
+	int64_t d = (int64_t)(uintptr_t)addr;
+
+	(void)packed_off;
+	if (len == 0)
+		return IBX_OK;
+	if (d < o->start) {
+		o->decreasing = true;
+		return IBX_ERR_BUSY; /* enough */
+	}
+	if (d < o->end)
+		o->overlapping = true;
+	o->start = d;
+	if (d + (int64_t)len > o->end)
+		o->end = d + (int64_t)len;
+	return IBX_OK;
+}
+
+/* The typemap rules of etypes and filetypes: displacements non-negative
+ * and non-decreasing; on a file opened for writing, no two blocks
+ * overlapping (@writable). MPI_ERR_IO, as ROMIO (MPICH's, and one of Open
+ * MPI's) answers; Open MPI's own answers MPI_ERR_IO for a negative
+ * displacement and MPI_ERR_TYPE for the rest. */
+static int check_layout(MPI_File fh, MPI_Datatype dt, bool writable, const char *what,
+			const char *fname)
+{
+	order_t o = {0};
+
+	if (dt->size == 0)
+		return MPI_SUCCESS;
+	if (dt->true_lb < 0)
+		return mpil_file_err(fh, MPI_ERR_IO, fname,
+				     "displacements of the %s must be non-negative (true lb %ld)",
+				     what, (long)dt->true_lb);
+	if (mpil_dt_contig(dt))
+		return MPI_SUCCESS;
+	(void)ibx_dt_blocks(dt->engine, 1, NULL, 0, (int64_t)dt->size, order_block, &o);
+	if (o.decreasing)
+		return mpil_file_err(fh, MPI_ERR_IO, fname,
+				     "displacements of the %s must not decrease", what);
+	if (o.overlapping && writable)
+		return mpil_file_err(fh, MPI_ERR_IO, fname,
+				     "the %s has overlapping blocks, and the file is open for "
+				     "writing",
+				     what);
+	return MPI_SUCCESS;
+}
+
 static int check_view(MPI_File fh, MPI_Datatype etype, MPI_Datatype filetype, const char *datarep,
 		      const char *fname)
 {
+	bool writable = !(fh->amode & MPI_MODE_RDONLY);
+
 	MPIL_CHECK(check_type(fh, etype, "etype", fname));
 	MPIL_CHECK(check_type(fh, filetype, "filetype", fname));
 	if (!datarep)
@@ -180,19 +247,23 @@ static int check_view(MPI_File fh, MPI_Datatype etype, MPI_Datatype filetype, co
 				     "data representation \"%s\" (only \"native\")", datarep);
 	if (etype->size == 0)
 		return mpil_file_err(fh, MPI_ERR_TYPE, fname, "etype of size 0");
-	if (filetype->size == 0 || filetype->size % etype->size != 0)
+	if (filetype->size % etype->size != 0)
 		return mpil_file_err(fh, MPI_ERR_TYPE, fname,
-				     "filetype of %zu bytes is not a whole number (> 0) of etypes "
-				     "of %zu bytes",
+				     "filetype of %zu bytes is not a whole number of etypes of "
+				     "%zu bytes",
 				     filetype->size, etype->size);
-	if (filetype->true_lb < 0 || filetype->extent <= 0 ||
-	    filetype->true_extent > filetype->extent)
-		return mpil_file_err(fh, MPI_ERR_TYPE, fname,
-				     "filetype displacements must be non-negative and increase "
-				     "from one copy to the next (true lb %ld, true extent %ld, "
-				     "extent %ld)",
-				     (long)filetype->true_lb, (long)filetype->true_extent,
+	MPIL_CHECK(check_layout(fh, etype, writable, "etype", fname));
+	MPIL_CHECK(check_layout(fh, filetype, writable, "filetype", fname));
+	if (filetype->size > 0 && filetype->extent <= 0)
+		return mpil_file_err(fh, MPI_ERR_IO, fname,
+				     "a filetype holding data needs a positive extent (%ld)",
 				     (long)filetype->extent);
+	if (filetype->size > 0 && writable && filetype->true_extent > filetype->extent)
+		return mpil_file_err(
+		    fh, MPI_ERR_IO, fname,
+		    "copies of the filetype overlap (true lb %ld, true extent %ld, "
+		    "extent %ld)",
+		    (long)filetype->true_lb, (long)filetype->true_extent, (long)filetype->extent);
 	return MPI_SUCCESS;
 }
 

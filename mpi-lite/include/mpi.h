@@ -1336,6 +1336,12 @@ MPIL_API int PMPIX_Mutex_unlock(MPIX_Mutex hdl, int mutex_index, int rank);
 /* ---- MPI-IO (MPI-3.1 chapter 13; mpi-lite/file*.c) ------------------------------ */
 typedef struct mpil_file *MPI_File;
 #define MPI_FILE_NULL ((MPI_File)0)
+/* ROMIO's names for the requests of nonblocking file access, which MPICH
+ * and Open MPI both define: they are MPI requests. */
+#define MPIO_Request MPI_Request
+#define MPIO_USES_MPI_REQUEST
+#define MPIO_Test MPI_Test
+#define MPIO_Wait MPI_Wait
 
 /* access modes (bits) */
 #define MPI_MODE_CREATE		 1

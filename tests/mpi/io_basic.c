@@ -10,12 +10,14 @@
  * contiguous and derived memory types; seek SET / CUR / END,
  * get_position, get_byte_offset, get_view (derived types come back as new
  * handles), MPI_Get_count / MPI_Get_elements on the statuses, reads at the
- * end of the file (short count), and every byte checked against what a
- * plain POSIX read of the file shows.
+ * end of the file (short count), a filetype without bytes on some ranks
+ * (their accesses move nothing, as in MPICH and Open MPI), and every byte
+ * checked against what a plain POSIX read of the file shows.
  */
 #include "mpitest.h"
 
 #include <fcntl.h>
+#include <stdbool.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -174,8 +176,13 @@ static void test_contig(void)
 	MPI_OK(MPI_File_seek(fh, off + 8, MPI_SEEK_CUR));
 	MPI_OK(MPI_File_read(fh, r, 1, MPI_INT, &st));
 	CHECK(r[0] == w[2], "read after seek CUR: %d", r[0]);
-	MPI_OK(MPI_File_iread(fh, r, 1, MPI_INT, &rq));
-	MPI_OK(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+	{
+		/* ROMIO's names, which MPICH and Open MPI both have */
+		MPIO_Request mrq;
+
+		MPI_OK(MPI_File_iread(fh, r, 1, MPI_INT, &mrq));
+		MPI_OK(MPIO_Wait(&mrq, MPI_STATUS_IGNORE));
+	}
 	CHECK(r[0] == w[3], "iread after read: %d", r[0]);
 	/* at the end: a short read, then nothing */
 	MPI_OK(MPI_File_seek(fh, -6, MPI_SEEK_END));
@@ -364,6 +371,80 @@ static void test_indexed_self(void)
 	MPI_OK(MPI_Type_free(&et));
 }
 
+/*
+ * Odd ranks (rank 0 when alone) take no part of the file: their filetype
+ * holds no bytes (MPICH's setview_zero). The others each own int slot
+ * `rank` of every group of `size`. Two rounds of write_all, then the
+ * file shows the owners' values and zeros (holes) in the other slots.
+ */
+static void test_empty_view(void)
+{
+	char p[600];
+	bool empty = size == 1 || rank % 2;
+	MPI_Datatype base, ft;
+	MPI_File fh;
+	MPI_Status st;
+	MPI_Offset pos, byte;
+	int w[2] = {100 + rank, 200 + rank}, r[2] = {-1, -1}, cnt;
+	int file[64];
+	size_t got;
+
+	path(p, sizeof(p), "empty-view");
+	if (empty) {
+		MPI_OK(MPI_Type_contiguous(0, MPI_INT, &base));
+	} else {
+		int at = rank;
+
+		MPI_OK(MPI_Type_create_indexed_block(1, 1, &at, MPI_INT, &base));
+	}
+	MPI_OK(MPI_Type_create_resized(base, 0, (MPI_Aint)(size * sizeof(int)), &ft));
+	MPI_OK(MPI_Type_commit(&ft));
+	MPI_OK(
+	    MPI_File_open(MPI_COMM_WORLD, p, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh));
+	MPI_OK(MPI_File_set_view(fh, 8, MPI_INT, ft, "native", MPI_INFO_NULL));
+	for (int round = 0; round < 2; round++) {
+		MPI_OK(MPI_File_write_all(fh, &w[round], 1, MPI_INT, &st));
+		MPI_OK(MPI_Get_count(&st, MPI_INT, &cnt));
+		CHECK(cnt == (empty ? 0 : 1), "write_all round %d: count %d", round, cnt);
+	}
+	MPI_OK(MPI_File_get_position(fh, &pos));
+	CHECK(pos == (empty ? 0 : 2), "position %lld", (long long)pos);
+	MPI_OK(MPI_File_get_byte_offset(fh, empty ? 5 : 1, &byte));
+	CHECK(byte == (empty ? 8 : 8 + (MPI_Offset)((size + rank) * sizeof(int))),
+	      "byte offset %lld", (long long)byte);
+	MPI_OK(MPI_File_sync(fh));
+	MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+	MPI_OK(MPI_File_sync(fh));
+	MPI_OK(MPI_File_read_at_all(fh, 0, r, 2, MPI_INT, &st));
+	MPI_OK(MPI_Get_count(&st, MPI_INT, &cnt));
+	CHECK(cnt == (empty ? 0 : 2) && (empty ? r[0] == -1 : r[0] == w[0] && r[1] == w[1]),
+	      "read back: count %d, %d %d", cnt, r[0], r[1]);
+	MPI_OK(MPI_File_close(&fh));
+	if (rank == 0) {
+		posix_read(p, file, sizeof(file), &got);
+		if (size == 1) {
+			CHECK(got == 0, "nobody wrote, yet the file has %zu bytes", got);
+		} else {
+			/* the last owner's second value ends the file */
+			int last = (size - 1) % 2 ? size - 2 : size - 1;
+
+			CHECK(got == 8 + (size + last + 1) * sizeof(int), "file of %zu bytes", got);
+			for (int k = 0; k < 2; k++)
+				for (int q = 0;
+				     q < size && 8 + (k * size + q + 1) * sizeof(int) <= got; q++) {
+					int v = file[2 + k * size + q];
+					int want = q % 2 ? 0 : (k ? 200 : 100) + q;
+
+					CHECK(v == want, "slot %d of group %d: %d, expected %d", q,
+					      k, v, want);
+				}
+		}
+		MPI_OK(MPI_File_delete(p, MPI_INFO_NULL));
+	}
+	MPI_OK(MPI_Type_free(&ft));
+	MPI_OK(MPI_Type_free(&base));
+}
+
 int main(int argc, char **argv)
 {
 	mt_init(&argc, &argv, &rank, &size);
@@ -372,6 +453,7 @@ int main(int argc, char **argv)
 	test_contig();
 	test_vector_view();
 	test_indexed_self();
+	test_empty_view();
 	MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
 	if (rank == 0)
 		CHECK(rmdir(dir) == 0, "rmdir %s (left files?)", dir);
