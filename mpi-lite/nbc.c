@@ -105,6 +105,10 @@ static struct {
 	nbc_sched_t *cache;	  /* finished, for reuse */
 	int ncache;
 	bool busy; /* a schedule is being run: ignore nested progress */
+	/* persistent collectives (mpil_nbc_redirect) */
+	bool dry;	      /* build and check, do not start */
+	mpil_request_t *into; /* start on this request */
+	uint32_t seq;	      /* ... with this sequence number (the one its init took) */
 } nbc;
 
 /* ---- owned memory ---------------------------------------------------------------------------- */
@@ -200,10 +204,12 @@ static void sched_free(nbc_sched_t *s)
 
 nbc_sched_t *mpil_nbc_new(MPI_Comm comm)
 {
-	/* taken even when memory is short: the members' numbers stay in step */
-	uint32_t seq = comm->coll_seq++;
+	/* taken even when memory is short: the members' numbers stay in step;
+	 * a persistent collective keeps the one its init took */
+	uint32_t seq = nbc.into ? nbc.seq : comm->coll_seq++;
 	nbc_sched_t *s = nbc.cache;
 
+	nbc.seq = seq;
 	if (s) {
 		nbc.cache = s->next_active;
 		nbc.ncache--;
@@ -599,11 +605,28 @@ static int nbc_progress(ibx_ctx_t *ctx, void *arg)
 	return moved;
 }
 
+void mpil_nbc_redirect(bool dry, mpil_request_t *into, uint32_t *seq)
+{
+	nbc.dry = dry;
+	nbc.into = into;
+	if (into)
+		nbc.seq = *seq;
+	else if (seq)
+		*seq = nbc.seq; /* the one the dry run took */
+}
+
 int mpil_nbc_start(nbc_sched_t *s, const char *fname, MPI_Request *req_p)
 {
 	MPI_Comm comm = s->comm;
 	mpil_request_t *r = NULL;
 	bool busy = nbc.busy, done;
+
+	if (nbc.dry) { /* a persistent collective's init: the checks only */
+		int err = s->err;
+
+		sched_free(s);
+		return err == MPI_SUCCESS ? MPI_SUCCESS : mpil_coll_failed(comm, err, fname);
+	}
 
 	mpil_nbc_round(s);
 	if (s->err == MPI_SUCCESS && s->maxposts > NBC_INLINE_RQ) {
@@ -615,7 +638,7 @@ int mpil_nbc_start(nbc_sched_t *s, const char *fname, MPI_Request *req_p)
 			s->rqcap = s->maxposts;
 		}
 	}
-	if (s->err == MPI_SUCCESS && !(r = mpil_req_alloc()))
+	if (s->err == MPI_SUCCESS && !(r = nbc.into ? nbc.into : mpil_req_alloc()))
 		mpil_nbc_fail(s, MPI_ERR_NO_MEM);
 	if (s->err != MPI_SUCCESS) {
 		int err = s->err;
@@ -625,7 +648,10 @@ int mpil_nbc_start(nbc_sched_t *s, const char *fname, MPI_Request *req_p)
 	}
 	r->kind = MPIL_REQ_NBC;
 	r->preset.MPI_ERROR = MPI_SUCCESS;
-	mpil_req_hold(r, comm, NULL);
+	if (r == nbc.into) /* a persistent request, which holds its communicator */
+		__atomic_store_n(&r->ibx.completed, 0, __ATOMIC_RELAXED);
+	else
+		mpil_req_hold(r, comm, NULL);
 	s->req = r;
 	*req_p = r;
 	/* the first rounds at once (a nested ibx_progress leaves the others be) */

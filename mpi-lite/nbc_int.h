@@ -10,6 +10,8 @@
  *                   MPI_Iscan, MPI_Iexscan
  *   nbc_neighbor.c  MPI_Ineighbor_allgather(v), MPI_Ineighbor_alltoall(v/w)
  *   comm_idup.c     MPI_Comm_idup(_with_info): an agreement built on call steps
+ *   nbc_persist.c   the persistent collectives (MPI_Bcast_init, ...): each
+ *                   MPI_Start makes the MPI_I* call's schedule again
  *
  * An entry point checks its arguments as its blocking twin does
  * (coll_check.c), lays the user's buffers out as bytes (coll_layout.c,
@@ -116,6 +118,16 @@ int mpil_nbc_start(nbc_sched_t *s, const char *fname, MPI_Request *req_p);
 /* A call with nothing to move: a request complete at once (it still
  * counts as a call on @comm). */
 int mpil_nbc_nothing(MPI_Comm comm, const char *fname, MPI_Request *req_p);
+
+/* For the persistent collectives (nbc_persist.c): until the next call,
+ * mpil_nbc_start only checks what was built (@dry: MPI_*_init), or starts
+ * the schedule on the persistent request @into (MPI_Start) instead of a
+ * new one, with the sequence number *@seq rather than a new one: the
+ * members match persistent collectives in the order of their inits, and
+ * may start them in any order (MPI-4.0 §6.13). Ending a dry run, (false,
+ * NULL, &seq) returns the number it took. (false, NULL, NULL) is the
+ * normal state. */
+void mpil_nbc_redirect(bool dry, mpil_request_t *into, uint32_t *seq);
 
 /* The checks that every MPI_I* call starts with. */
 int mpil_nbc_check(MPI_Comm comm, MPI_Request *req_p, const char *fname);

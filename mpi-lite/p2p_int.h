@@ -160,7 +160,8 @@ enum mpil_persist_op {
 	MPIL_PERSIST_SEND,
 	MPIL_PERSIST_SSEND,
 	MPIL_PERSIST_BSEND,
-	MPIL_PERSIST_RECV
+	MPIL_PERSIST_RECV,
+	MPIL_PERSIST_COLL /* a persistent collective (nbc_persist.c): extra_start */
 };
 
 /* What each MPI_Start of a persistent request starts (the datatype and
@@ -172,6 +173,11 @@ struct mpil_persist {
 	int tag;
 	uint8_t op;  /* enum mpil_persist_op */
 	bool active; /* started, and not yet completed by a Wait/Test call */
+	/* MPIL_PERSIST_COLL: the operation's own state, how MPI_Start starts
+	 * it, and how it goes with the request */
+	void *extra;
+	int (*extra_start)(mpil_request_t *r, const char *fname);
+	void (*extra_free)(void *extra);
 };
 
 /* An inactive persistent request: Wait/Test treat it like MPI_REQUEST_NULL

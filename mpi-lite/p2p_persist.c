@@ -25,6 +25,8 @@
  *   BSEND   mpil_bsend: copy to the attached      at once (MPIL_REQ_DONE)
  *           buffer, send from there
  *   RECV    ibx_tag_recv                         the message is in
+ *   COLL    the MPI_I* call again, on this        the collective is done
+ *           request (nbc_persist.c)
  *
  * A peer MPI_PROC_NULL completes at start. The buffer is read (sends) at
  * every start, so its contents may change between starts; a
@@ -54,6 +56,9 @@ static int persist_new(void *buf, int count, MPI_Datatype dt, int peer, int tag,
 	p->tag = tag;
 	p->op = (uint8_t)op;
 	p->active = false;
+	p->extra = NULL;
+	p->extra_start = NULL;
+	p->extra_free = NULL;
 	r->persist = p;
 	mpil_req_preset(r, MPI_ANY_SOURCE); /* never read while inactive */
 	*req_p = r;
@@ -169,6 +174,7 @@ static int persist_start(mpil_request_t *r, const char *fname)
 	case MPIL_PERSIST_RECV:
 		err = mpil_recv_start(r, p->buf, p->count, r->dtype, p->peer, p->tag, fname);
 		break;
+	case MPIL_PERSIST_COLL: err = p->extra_start(r, fname); break;
 	}
 	p->active = err == MPI_SUCCESS;
 	return err;

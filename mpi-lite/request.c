@@ -104,6 +104,8 @@ void mpil_req_release(mpil_request_t *req)
 {
 	free(req->tmpbuf);
 	req->tmpbuf = NULL;
+	if (req->persist && req->persist->extra_free)
+		req->persist->extra_free(req->persist->extra);
 	free(req->persist);
 	req->persist = NULL;
 	if (req->flags & MPIL_REQF_HOLDS) {
@@ -126,6 +128,8 @@ void mpil_req_pool_fini(void)
 		next = c->next;
 		for (int i = 0; i < REQ_CHUNK; i++) {
 			free(c->reqs[i].tmpbuf);
+			if (c->reqs[i].persist && c->reqs[i].persist->extra_free)
+				c->reqs[i].persist->extra_free(c->reqs[i].persist->extra);
 			free(c->reqs[i].persist);
 		}
 		free(c);
