@@ -254,6 +254,42 @@ int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int
 	return MPI_SUCCESS;
 }
 
+/* MPI-4.0 §10.2: *buflen is the room at value (NUL included) on entry and
+ * the room the whole value needs on return; 0 on entry asks for the size
+ * only (value may then be NULL). */
+MPIL_PMPI_ALIAS(Info_get_string)
+int PMPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *value, int *flag)
+{
+	static const char F[] = "MPI_Info_get_string";
+	MPIL_CS_GUARD();
+	char *k;
+	int i;
+
+	MPIL_CHECK(check_info(info, false, F));
+	if (!flag || !buflen)
+		return mpil_err(NULL, MPI_ERR_ARG, F, "%s is NULL", flag ? "buflen" : "flag");
+	if (*buflen < 0)
+		return mpil_err(NULL, MPI_ERR_ARG, F, "negative buflen %d", *buflen);
+	if (*buflen > 0 && !value)
+		return mpil_err(NULL, MPI_ERR_ARG, F, "value is NULL with buflen %d", *buflen);
+	MPIL_CHECK(get_key(key, &k, F));
+	i = find(info, k);
+	free(k);
+	*flag = i >= 0;
+	if (i >= 0) {
+		size_t n = strlen(info->kv[i].val);
+
+		if (*buflen > 0) {
+			size_t c = n < (size_t)*buflen - 1 ? n : (size_t)*buflen - 1;
+
+			memcpy(value, info->kv[i].val, c);
+			value[c] = '\0';
+		}
+		*buflen = (int)n + 1;
+	}
+	return MPI_SUCCESS;
+}
+
 MPIL_PMPI_ALIAS(Info_get_valuelen)
 int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag)
 {

@@ -405,6 +405,8 @@ MPIL_API int MPI_Info_create(MPI_Info *info);
 MPIL_API int MPI_Info_set(MPI_Info info, const char *key, const char *value);
 MPIL_API int MPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag);
 MPIL_API int MPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag);
+MPIL_API int MPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *value,
+				 int *flag); /* MPI-4.0 */
 MPIL_API int MPI_Info_get_nkeys(MPI_Info info, int *nkeys);
 MPIL_API int MPI_Info_get_nthkey(MPI_Info info, int n, char *key);
 MPIL_API int MPI_Info_delete(MPI_Info info, const char *key);
@@ -667,6 +669,8 @@ MPIL_API int PMPI_Info_create(MPI_Info *info);
 MPIL_API int PMPI_Info_set(MPI_Info info, const char *key, const char *value);
 MPIL_API int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag);
 MPIL_API int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag);
+MPIL_API int PMPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *value,
+				  int *flag);
 MPIL_API int PMPI_Info_get_nkeys(MPI_Info info, int *nkeys);
 MPIL_API int PMPI_Info_get_nthkey(MPI_Info info, int n, char *key);
 MPIL_API int PMPI_Info_delete(MPI_Info info, const char *key);

@@ -3,7 +3,8 @@
  * info_objects — MPI_Info: set/get (value truncated to valuelen; C strings
  * taken as they are, spaces included), get_valuelen, nkeys and nthkey in
  * insertion order, overwriting, delete (MPI_ERR_INFO_NOKEY when absent),
- * dup (independent copies), free; MPI_INFO_NULL and MPI_INFO_ENV; the
+ * dup (independent copies), free; MPI-4.0's MPI_Info_get_string (the size
+ * query, truncation, the size needed); MPI_INFO_NULL and MPI_INFO_ENV; the
  * error classes of too-long keys and values and of bad handles; and info
  * objects handed to communicators (MPI_Comm_set_info / get_info,
  * MPI_Comm_dup_with_info, MPI_Comm_split_type) come back as given.
@@ -157,12 +158,40 @@ static void test_comm_hints(void)
 	MPI_FAILS(MPI_ERR_ARG, MPI_Comm_get_info(MPI_COMM_WORLD, NULL));
 }
 
+static void test_get_string(void)
+{
+	MPI_Info info;
+	char buf[16];
+	int len, flag;
+
+	MPI_OK(MPI_Info_create(&info));
+	MPI_OK(MPI_Info_set(info, "color", "ultramarine"));
+	len = 0; /* a size query: value may be NULL */
+	MPI_OK(MPI_Info_get_string(info, "color", &len, NULL, &flag));
+	CHECK(flag && len == 12, "query: flag %d len %d", flag, len);
+	len = (int)sizeof(buf);
+	MPI_OK(MPI_Info_get_string(info, "color", &len, buf, &flag));
+	CHECK(flag && len == 12 && strcmp(buf, "ultramarine") == 0, "whole: %d \"%s\"", len, buf);
+	len = 6; /* room for 5 characters and the NUL */
+	MPI_OK(MPI_Info_get_string(info, "color", &len, buf, &flag));
+	CHECK(flag && len == 12 && strcmp(buf, "ultra") == 0, "cut: %d \"%s\"", len, buf);
+	len = 6;
+	MPI_OK(MPI_Info_get_string(info, "absent", &len, buf, &flag));
+	CHECK(!flag && len == 6, "absent key: flag %d len %d", flag, len);
+	MPI_FAILS(MPI_ERR_ARG, MPI_Info_get_string(info, "color", NULL, buf, &flag));
+	len = 4;
+	MPI_FAILS(MPI_ERR_ARG, MPI_Info_get_string(info, "color", &len, NULL, &flag));
+	MPI_FAILS(MPI_ERR_INFO, MPI_Info_get_string(MPI_INFO_NULL, "color", &len, buf, &flag));
+	MPI_OK(MPI_Info_free(&info));
+}
+
 int main(int argc, char **argv)
 {
 	mt_init(&argc, &argv, &rank, &size);
 	MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
 	test_basic();
 	test_errors();
+	test_get_string();
 	test_comm_hints();
 	MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
 	if (rank == 0)
