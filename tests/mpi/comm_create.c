@@ -17,48 +17,6 @@
 
 static int rank, size;
 
-/* Sends (comm id, my rank) around the ring of @comm with @tag, receiving
- * with MPI_ANY_SOURCE / MPI_ANY_TAG, and checks what arrives. All the
- * rings run at once: a message that lands on the wrong communicator is
- * caught. */
-static void rings(int n, MPI_Comm *comms, const int *ids)
-{
-	MPI_Request *rq = malloc(sizeof(MPI_Request) * 2 * (size_t)n);
-	int(*in)[2] = malloc(sizeof(int[2]) * (size_t)n),
-	(*out)[2] = malloc(sizeof(int[2]) * (size_t)n);
-	MPI_Status *st = malloc(sizeof(MPI_Status) * 2 * (size_t)n);
-
-	CHECK(rq && in && out && st, "out of memory");
-	for (int i = 0; i < n; i++) {
-		int r, s;
-
-		MPI_OK(MPI_Comm_rank(comms[i], &r));
-		MPI_OK(MPI_Comm_size(comms[i], &s));
-		out[i][0] = ids[i];
-		out[i][1] = r;
-		MPI_OK(MPI_Irecv(in[i], 2, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, comms[i],
-				 &rq[2 * i]));
-		MPI_OK(MPI_Isend(out[i], 2, MPI_INT, (r + 1) % s, 77, comms[i], &rq[2 * i + 1]));
-	}
-	MPI_OK(MPI_Waitall(2 * n, rq, st));
-	for (int i = 0; i < n; i++) {
-		int r, s;
-
-		MPI_OK(MPI_Comm_rank(comms[i], &r));
-		MPI_OK(MPI_Comm_size(comms[i], &s));
-		CHECK(in[i][0] == ids[i], "communicator %d received a message of communicator %d",
-		      ids[i], in[i][0]);
-		CHECK(in[i][1] == (r - 1 + s) % s && st[2 * i].MPI_SOURCE == in[i][1] &&
-			  st[2 * i].MPI_TAG == 77,
-		      "communicator %d: from rank %d (source %d), expected %d", ids[i], in[i][1],
-		      st[2 * i].MPI_SOURCE, (r - 1 + s) % s);
-	}
-	free(rq);
-	free(in);
-	free(out);
-	free(st);
-}
-
 static int compare(MPI_Comm a, MPI_Comm b)
 {
 	int r;
@@ -100,7 +58,7 @@ static void test_dup(void)
 		MPI_Comm cs[3] = {MPI_COMM_WORLD, d, dd};
 		int ids[3] = {100, 101, 102};
 
-		rings(3, cs, ids);
+		mt_rings(3, cs, ids);
 	}
 	/* collectives on the dup */
 	{
@@ -179,14 +137,14 @@ static void test_split(void)
 			MPI_Comm cs[4] = {MPI_COMM_WORLD, same, rev, half};
 			int ids[4] = {200, 201, 202, 203};
 
-			rings(4, cs, ids);
+			mt_rings(4, cs, ids);
 		}
 		MPI_OK(MPI_Comm_free(&rev));
 	}
 	if (undef != MPI_COMM_NULL) {
 		int id = 300;
 
-		rings(1, &undef, &id);
+		mt_rings(1, &undef, &id);
 		MPI_OK(MPI_Comm_free(&undef));
 	}
 	MPI_OK(MPI_Comm_free(&same));
@@ -272,7 +230,7 @@ static void test_create(void)
 		MPI_Comm cs[2] = {MPI_COMM_WORLD, rank % 2 ? cg : ce};
 		int ids[2] = {400, 401 + rank % 2};
 
-		rings(2, cs, ids);
+		mt_rings(2, cs, ids);
 	}
 	if (ce != MPI_COMM_NULL)
 		MPI_OK(MPI_Comm_free(&ce));
@@ -324,7 +282,7 @@ static void test_interleaved(void)
 			cs[n] = pd, ids[n++] = 502;
 		if (qd != MPI_COMM_NULL)
 			cs[n] = qd, ids[n++] = 503;
-		rings(n, cs, ids);
+		mt_rings(n, cs, ids);
 	}
 	if (p != MPI_COMM_NULL && q != MPI_COMM_NULL)
 		CHECK(compare(p, q) == (size >= 4 ? MPI_UNEQUAL : MPI_CONGRUENT), "P vs Q: %d",
@@ -350,9 +308,9 @@ static void test_many(void)
 		MPI_OK(MPI_Comm_split(keep[i % 16], 0, rank, &c));
 		MPI_OK(MPI_Comm_free(&c));
 	}
-	rings(16, keep,
-	      (int[16]){600, 601, 602, 603, 604, 605, 606, 607, 608, 609, 610, 611, 612, 613, 614,
-			615});
+	mt_rings(16, keep,
+		 (int[16]){600, 601, 602, 603, 604, 605, 606, 607, 608, 609, 610, 611, 612, 613,
+			   614, 615});
 	for (int i = 0; i < 16; i++)
 		MPI_OK(MPI_Comm_free(&keep[i]));
 }

@@ -28,42 +28,6 @@
 
 static int rank, size;
 
-/* Sends (id, my rank) around the ring of each of @comms at once with one
- * tag, receiving from anyone with any tag: a message that lands on
- * another communicator of this process shows. */
-static void rings(int n, const MPI_Comm *comms, const int *ids)
-{
-	MPI_Request *rq = malloc(sizeof(MPI_Request) * 2 * (size_t)n);
-	int(*in)[2] = malloc(sizeof(int[2]) * (size_t)n),
-	(*out)[2] = malloc(sizeof(int[2]) * (size_t)n);
-
-	CHECK(rq && in && out, "out of memory");
-	for (int i = 0; i < n; i++) {
-		int r, s;
-
-		MPI_OK(MPI_Comm_rank(comms[i], &r));
-		MPI_OK(MPI_Comm_size(comms[i], &s));
-		out[i][0] = ids[i];
-		out[i][1] = r;
-		MPI_OK(MPI_Irecv(in[i], 2, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, comms[i],
-				 &rq[2 * i]));
-		MPI_OK(MPI_Isend(out[i], 2, MPI_INT, (r + 1) % s, 5, comms[i], &rq[2 * i + 1]));
-	}
-	MPI_OK(MPI_Waitall(2 * n, rq, MPI_STATUSES_IGNORE));
-	for (int i = 0; i < n; i++) {
-		int r, s;
-
-		MPI_OK(MPI_Comm_rank(comms[i], &r));
-		MPI_OK(MPI_Comm_size(comms[i], &s));
-		CHECK(in[i][0] == ids[i] && in[i][1] == (r - 1 + s) % s,
-		      "communicator %d received (%d, %d), expected (%d, %d)", ids[i], in[i][0],
-		      in[i][1], ids[i], (r - 1 + s) % s);
-	}
-	free(rq);
-	free(in);
-	free(out);
-}
-
 /* ---- what the duplicate is ------------------------------------------------------------------ */
 
 static int copies; /* calls of the copy callback */
@@ -107,7 +71,7 @@ static void test_basic(void)
 		MPI_Comm cs[2] = {parent, d};
 		int ids[2] = {1, 2};
 
-		rings(2, cs, ids);
+		mt_rings(2, cs, ids);
 	}
 	MPI_OK(MPI_Comm_free(&d));
 	MPI_OK(MPI_Comm_free_keyval(&key));
@@ -196,7 +160,7 @@ static void test_overlap(void)
 		MPI_Comm cs[4] = {lo, hi, dlo, dhi};
 		int ids[4] = {100 + rank, 100 + below, 200 + rank, 200 + below};
 
-		rings(4, cs, ids);
+		mt_rings(4, cs, ids);
 	}
 	MPI_OK(MPI_Comm_free(&dlo));
 	MPI_OK(MPI_Comm_free(&dhi));
@@ -226,7 +190,7 @@ static void test_blocking_between(void)
 		MPI_Comm cs[4] = {MPI_COMM_WORLD, grp, spl, d};
 		int ids[4] = {20, 21, 22, 23};
 
-		rings(4, cs, ids);
+		mt_rings(4, cs, ids);
 	}
 	MPI_OK(MPI_Group_free(&wg));
 	MPI_OK(MPI_Comm_free(&grp));
@@ -261,7 +225,7 @@ static void test_many(void)
 		cs[i + 1] = d[i];
 		ids[i + 1] = 31 + i;
 	}
-	rings(MANY + 1, cs, ids);
+	mt_rings(MANY + 1, cs, ids);
 	for (int i = 0; i < MANY; i++)
 		MPI_OK(MPI_Comm_free(&d[i]));
 }
@@ -305,7 +269,7 @@ static void test_mixed_rounds(void)
 		for (int i = 0; i < 3; i++)
 			if (made[i] != MPI_COMM_NULL)
 				cs[n] = made[i], ids[n++] = 43 + i;
-		rings(n, cs, ids);
+		mt_rings(n, cs, ids);
 		for (int i = 0; i < 3; i++)
 			if (made[i] != MPI_COMM_NULL)
 				MPI_OK(MPI_Comm_free(&made[i]));

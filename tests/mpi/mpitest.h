@@ -116,4 +116,47 @@ static inline void mt_make_tmpdir(char *dir, int len, const char *prefix)
 	MPI_OK(MPI_Bcast(dir, len, MPI_CHAR, 0, MPI_COMM_WORLD));
 }
 
+/* Sends (ids[i], my rank) around the ring of each of @comms[n] at once with
+ * one tag, receiving
+ * with MPI_ANY_SOURCE / MPI_ANY_TAG, and checks what arrives. All the
+ * rings run at once: a message that lands on the wrong communicator is
+ * caught. */
+static inline void mt_rings(int n, const MPI_Comm *comms, const int *ids)
+{
+	MPI_Request *rq = malloc(sizeof(MPI_Request) * 2 * (size_t)n);
+	int(*in)[2] = malloc(sizeof(int[2]) * (size_t)n),
+	(*out)[2] = malloc(sizeof(int[2]) * (size_t)n);
+	MPI_Status *st = malloc(sizeof(MPI_Status) * 2 * (size_t)n);
+
+	CHECK(rq && in && out && st, "out of memory");
+	for (int i = 0; i < n; i++) {
+		int r, s;
+
+		MPI_OK(MPI_Comm_rank(comms[i], &r));
+		MPI_OK(MPI_Comm_size(comms[i], &s));
+		out[i][0] = ids[i];
+		out[i][1] = r;
+		MPI_OK(MPI_Irecv(in[i], 2, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, comms[i],
+				 &rq[2 * i]));
+		MPI_OK(MPI_Isend(out[i], 2, MPI_INT, (r + 1) % s, 77, comms[i], &rq[2 * i + 1]));
+	}
+	MPI_OK(MPI_Waitall(2 * n, rq, st));
+	for (int i = 0; i < n; i++) {
+		int r, s;
+
+		MPI_OK(MPI_Comm_rank(comms[i], &r));
+		MPI_OK(MPI_Comm_size(comms[i], &s));
+		CHECK(in[i][0] == ids[i], "communicator %d received a message of communicator %d",
+		      ids[i], in[i][0]);
+		CHECK(in[i][1] == (r - 1 + s) % s && st[2 * i].MPI_SOURCE == in[i][1] &&
+			  st[2 * i].MPI_TAG == 77,
+		      "communicator %d: from rank %d (source %d), expected %d", ids[i], in[i][1],
+		      st[2 * i].MPI_SOURCE, (r - 1 + s) % s);
+	}
+	free(rq);
+	free(in);
+	free(out);
+	free(st);
+}
+
 #endif /* MPITEST_H */
