@@ -62,6 +62,12 @@ void mpil_cid_mark(uint32_t cid, bool used)
 		cid_used[bit / 64] &= ~((uint64_t)1 << (bit % 64));
 }
 
+/* Is bit @bit of the map @used set? */
+static inline bool cid_bit_used(const uint64_t *used, uint32_t bit)
+{
+	return used[bit / 64] >> (bit % 64) & 1;
+}
+
 /* The lowest id free in @used, or 0 (the world's, never free) if none. */
 static uint32_t cid_lowest_free(const uint64_t *used)
 {
@@ -174,7 +180,7 @@ uint32_t mpil_cid_pick(const uint64_t *used, uint64_t key, unsigned attempt)
 	from = (uint32_t)(cid_mix(key ^ cid_mix(attempt)) % MPIL_CID_BITS);
 	for (uint32_t i = 0; i < MPIL_CID_BITS; i++) {
 		bit = (from + i) % MPIL_CID_BITS;
-		if (bit && !(used[bit / 64] >> (bit % 64) & 1))
+		if (bit && !cid_bit_used(used, bit))
 			return bit * MPIL_CID_STRIDE;
 	}
 	return 0;
@@ -182,9 +188,7 @@ uint32_t mpil_cid_pick(const uint64_t *used, uint64_t key, unsigned attempt)
 
 bool mpil_cid_reserve(uint32_t cid)
 {
-	uint32_t bit = cid / MPIL_CID_STRIDE;
-
-	if (cid_used[bit / 64] >> (bit % 64) & 1)
+	if (cid_bit_used(cid_used, cid / MPIL_CID_STRIDE))
 		return false;
 	mpil_cid_mark(cid, true);
 	return true;

@@ -192,19 +192,16 @@ static int comm_split(MPI_Comm comm, int color, int key, MPI_Info info, MPI_Comm
 		free(words);
 		return create_failed(comm, err, fname);
 	}
-	if (cid == 0) {
-		free(words);
-		if (color == MPI_UNDEFINED) {
-			*newcomm = MPI_COMM_NULL;
-			return MPI_SUCCESS;
-		}
-		return no_cid(comm, fname);
-	}
 	if (color == MPI_UNDEFINED) {
-		mpil_cid_mark(cid, false);
+		if (cid)
+			mpil_cid_mark(cid, false);
 		free(words);
 		*newcomm = MPI_COMM_NULL;
 		return MPI_SUCCESS;
+	}
+	if (cid == 0) {
+		free(words);
+		return no_cid(comm, fname);
 	}
 	ents = malloc(n * sizeof(*ents));
 	world = malloc(n * sizeof(*world));

@@ -354,11 +354,6 @@ void mpil_nbc_on_end(nbc_sched_t *s, nbc_fn_t fn, void *arg)
 	s->end_arg = arg;
 }
 
-MPI_Comm mpil_nbc_comm(const nbc_sched_t *s)
-{
-	return s->comm;
-}
-
 uint32_t mpil_nbc_id(const nbc_sched_t *s)
 {
 	return s->tag_base;

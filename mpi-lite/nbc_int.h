@@ -86,9 +86,8 @@ void mpil_nbc_call(nbc_sched_t *s, nbc_fn_t fn, void *arg);
  * started, failed, or complete), before its temporaries are freed; it may
  * still set the error class the request completes with (mpil_nbc_fail). */
 void mpil_nbc_on_end(nbc_sched_t *s, nbc_fn_t fn, void *arg);
-/* The schedule's communicator, and a number that its members share and
- * no other schedule running on the communicator has. */
-MPI_Comm mpil_nbc_comm(const nbc_sched_t *s);
+/* A number that the schedule's members share and no other schedule
+ * running on its communicator has. */
 uint32_t mpil_nbc_id(const nbc_sched_t *s);
 
 /* A temporary of @len bytes freed with the schedule; NULL when out of

@@ -64,7 +64,7 @@ enum pc_kind {
 	PC_NB_ALLTOALLW,
 };
 
-#define PC_MAXHELD 2 /* types held besides those of the arrays */
+#define PC_MAXHELD 2 /* the send and receive type of a call without type arrays */
 
 /* The arguments of the call, as MPI_Start passes them again. */
 typedef struct pcoll {
@@ -243,7 +243,6 @@ static pcoll_t *pc_new(int kind, MPI_Comm comm)
 	if (p) {
 		p->kind = kind;
 		p->comm = comm;
-		p->root = 0;
 	}
 	return p;
 }

@@ -100,13 +100,19 @@ mpil_request_t *mpil_req_alloc(void)
 	return r;
 }
 
+/* A persistent request's arguments, with what a persistent collective keeps. */
+static void persist_free(struct mpil_persist *p)
+{
+	if (p && p->extra_free)
+		p->extra_free(p->extra);
+	free(p);
+}
+
 void mpil_req_release(mpil_request_t *req)
 {
 	free(req->tmpbuf);
 	req->tmpbuf = NULL;
-	if (req->persist && req->persist->extra_free)
-		req->persist->extra_free(req->persist->extra);
-	free(req->persist);
+	persist_free(req->persist);
 	req->persist = NULL;
 	if (req->flags & MPIL_REQF_HOLDS) {
 		if (req->dtype)
@@ -128,9 +134,7 @@ void mpil_req_pool_fini(void)
 		next = c->next;
 		for (int i = 0; i < REQ_CHUNK; i++) {
 			free(c->reqs[i].tmpbuf);
-			if (c->reqs[i].persist && c->reqs[i].persist->extra_free)
-				c->reqs[i].persist->extra_free(c->reqs[i].persist->extra);
-			free(c->reqs[i].persist);
+			persist_free(c->reqs[i].persist);
 		}
 		free(c);
 	}
