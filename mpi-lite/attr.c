@@ -358,14 +358,15 @@ void mpil_attr_fini(void)
 
 /* ---- keyvals -------------------------------------------------------------------------- */
 
-MPIL_PMPI_ALIAS(Comm_create_keyval)
-int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn,
-			    MPI_Comm_delete_attr_function *comm_delete_attr_fn, int *comm_keyval,
-			    void *extra_state)
-{
-	static const char F[] = "MPI_Comm_create_keyval";
-	MPIL_CS_GUARD();
+/* Each communicator call below is also reached by its MPI-1 name
+ * (MPI_Keyval_create, MPI_Keyval_free, MPI_Attr_put, MPI_Attr_get,
+ * MPI_Attr_delete: deprecated since MPI-2.0, still in Open MPI and MPICH
+ * and in older codes), which reports errors under its own name. */
 
+static int comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn,
+			      MPI_Comm_delete_attr_function *comm_delete_attr_fn, int *comm_keyval,
+			      void *extra_state, const char *F)
+{
 	MPIL_CHECK(mpil_check_init(F));
 	if (!comm_keyval)
 		return mpil_err(NULL, MPI_ERR_ARG, F, "comm_keyval is NULL");
@@ -373,6 +374,26 @@ int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn,
 			       extra_state, comm_keyval) != MPI_SUCCESS)
 		return mpil_err(NULL, MPI_ERR_NO_MEM, F, "no memory for a keyval");
 	return MPI_SUCCESS;
+}
+
+MPIL_PMPI_ALIAS(Comm_create_keyval)
+int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn,
+			    MPI_Comm_delete_attr_function *comm_delete_attr_fn, int *comm_keyval,
+			    void *extra_state)
+{
+	MPIL_CS_GUARD();
+
+	return comm_create_keyval(comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, extra_state,
+				  "MPI_Comm_create_keyval");
+}
+
+MPIL_PMPI_ALIAS(Keyval_create)
+int PMPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval,
+		       void *extra_state)
+{
+	MPIL_CS_GUARD();
+
+	return comm_create_keyval(copy_fn, delete_fn, keyval, extra_state, "MPI_Keyval_create");
 }
 
 static int bad_keyval(MPI_Comm comm, int keyval, const char *fname)
@@ -384,12 +405,8 @@ static int bad_keyval(MPI_Comm comm, int keyval, const char *fname)
 			mpil_keyval_why(MPIL_ATTR_COMM, keyval));
 }
 
-MPIL_PMPI_ALIAS(Comm_free_keyval)
-int PMPI_Comm_free_keyval(int *comm_keyval)
+static int comm_free_keyval(int *comm_keyval, const char *F)
 {
-	static const char F[] = "MPI_Comm_free_keyval";
-	MPIL_CS_GUARD();
-
 	MPIL_CHECK(mpil_check_init(F));
 	if (!comm_keyval)
 		return mpil_err(NULL, MPI_ERR_ARG, F, "comm_keyval is NULL");
@@ -398,13 +415,26 @@ int PMPI_Comm_free_keyval(int *comm_keyval)
 	return MPI_SUCCESS;
 }
 
+MPIL_PMPI_ALIAS(Comm_free_keyval)
+int PMPI_Comm_free_keyval(int *comm_keyval)
+{
+	MPIL_CS_GUARD();
+
+	return comm_free_keyval(comm_keyval, "MPI_Comm_free_keyval");
+}
+
+MPIL_PMPI_ALIAS(Keyval_free)
+int PMPI_Keyval_free(int *keyval)
+{
+	MPIL_CS_GUARD();
+
+	return comm_free_keyval(keyval, "MPI_Keyval_free");
+}
+
 /* ---- attributes ------------------------------------------------------------------------ */
 
-MPIL_PMPI_ALIAS(Comm_set_attr)
-int PMPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val)
+static int comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, const char *F)
 {
-	static const char F[] = "MPI_Comm_set_attr";
-	MPIL_CS_GUARD();
 	int err;
 
 	MPIL_CHECK(mpil_check_init(F));
@@ -421,6 +451,22 @@ int PMPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val)
 	return MPI_SUCCESS;
 }
 
+MPIL_PMPI_ALIAS(Comm_set_attr)
+int PMPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val)
+{
+	MPIL_CS_GUARD();
+
+	return comm_set_attr(comm, comm_keyval, attribute_val, "MPI_Comm_set_attr");
+}
+
+MPIL_PMPI_ALIAS(Attr_put)
+int PMPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val)
+{
+	MPIL_CS_GUARD();
+
+	return comm_set_attr(comm, keyval, attribute_val, "MPI_Attr_put");
+}
+
 /* The predefined attributes (MPI-3.1 §8.1.2): the value is a pointer to an
  * int that stays valid. */
 static int attr_tag_ub = MPIL_TAG_UB;
@@ -430,11 +476,9 @@ static int attr_wtime_is_global = 0;
 static int attr_universe_size;
 static int attr_lastusedcode = MPI_ERR_LASTCODE;
 
-MPIL_PMPI_ALIAS(Comm_get_attr)
-int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag)
+static int comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag,
+			 const char *F)
 {
-	static const char F[] = "MPI_Comm_get_attr";
-	MPIL_CS_GUARD();
 	void *v;
 	int *val;
 
@@ -470,11 +514,24 @@ int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int 
 	return MPI_SUCCESS;
 }
 
-MPIL_PMPI_ALIAS(Comm_delete_attr)
-int PMPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
+MPIL_PMPI_ALIAS(Comm_get_attr)
+int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag)
 {
-	static const char F[] = "MPI_Comm_delete_attr";
 	MPIL_CS_GUARD();
+
+	return comm_get_attr(comm, comm_keyval, attribute_val, flag, "MPI_Comm_get_attr");
+}
+
+MPIL_PMPI_ALIAS(Attr_get)
+int PMPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
+{
+	MPIL_CS_GUARD();
+
+	return comm_get_attr(comm, keyval, attribute_val, flag, "MPI_Attr_get");
+}
+
+static int comm_delete_attr(MPI_Comm comm, int comm_keyval, const char *F)
+{
 	int err;
 
 	MPIL_CHECK(mpil_check_init(F));
@@ -486,4 +543,20 @@ int PMPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
 		return mpil_err(comm, err, F, "the delete callback of keyval %d failed",
 				comm_keyval);
 	return MPI_SUCCESS;
+}
+
+MPIL_PMPI_ALIAS(Comm_delete_attr)
+int PMPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
+{
+	MPIL_CS_GUARD();
+
+	return comm_delete_attr(comm, comm_keyval, "MPI_Comm_delete_attr");
+}
+
+MPIL_PMPI_ALIAS(Attr_delete)
+int PMPI_Attr_delete(MPI_Comm comm, int keyval)
+{
+	MPIL_CS_GUARD();
+
+	return comm_delete_attr(comm, keyval, "MPI_Attr_delete");
 }

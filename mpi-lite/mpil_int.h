@@ -595,6 +595,7 @@ enum mpil_req_kind {
 	MPIL_REQ_RECV,
 	MPIL_REQ_DONE, /* complete at start (MPI_PROC_NULL, Bsend); status preset */
 	MPIL_REQ_NBC,  /* a nonblocking collective (nbc_int.h); its error in preset */
+	MPIL_REQ_PAIR, /* MPI_Isendrecv(_replace): completes with its parts (p2p_isendrecv.c) */
 };
 #define MPIL_REQF_FREED 0x1u /* MPI_Request_free'd while active */
 #define MPIL_REQF_HOLDS 0x2u /* holds references on comm (and dtype, if set) */
@@ -615,6 +616,10 @@ typedef struct mpil_request {
 	MPI_Status preset;	      /* MPIL_REQ_DONE: the status to report */
 	struct mpil_request *next;    /* free list / zombie list */
 	struct mpil_persist *persist; /* MPI_*_init'ed (p2p_int.h), else NULL */
+	/* MPIL_REQ_PAIR: its receive and send (NULL: MPI_PROC_NULL), and how
+	 * many of them (plus one while starting) are not complete */
+	struct mpil_request *parts[2];
+	unsigned pending;
 } mpil_request_t;
 
 /* NULL when out of memory. The request is zeroed but for its magic. */

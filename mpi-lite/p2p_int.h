@@ -7,6 +7,7 @@
  *   p2p_persist.c  persistent requests (MPI_*_init, MPI_Start, MPI_Startall)
  *   p2p_bsend.c    buffered mode: the attached buffer, MPI_Bsend, MPI_Ibsend
  *   p2p_mprobe.c   matched probe and receive (MPI_Mprobe ... MPI_Imrecv)
+ *   p2p_isendrecv.c  MPI_Isendrecv(_replace): one request for a send and a receive
  *   request.c      completion of every request kind (Wait, Test, ...)
  *
  * Every check reports through the communicator's error handler and returns
@@ -186,6 +187,16 @@ static inline bool mpil_req_inactive(const mpil_request_t *r)
 {
 	return r->persist && !r->persist->active;
 }
+
+/* ---- send-receive requests (p2p_isendrecv.c) ----------------------------------------- */
+
+/* A completed MPIL_REQ_PAIR: the receive's status (an empty one without
+ * a receive) and the first error of its parts, as mpil_req_finish. */
+int mpil_pair_finish(mpil_request_t *pair, MPI_Status *status);
+/* Reports @err (from mpil_pair_finish) for the part it came from. */
+int mpil_pair_report(mpil_request_t *pair, int err, const char *fname);
+/* Releases the parts (with the pair, by mpil_req_release). */
+void mpil_pair_release_parts(mpil_request_t *pair);
 
 /* ---- buffered mode (p2p_bsend.c) ------------------------------------------------------ */
 

@@ -29,7 +29,9 @@
  * handle as it is.
  *
  * A nonblocking collective's request (MPIL_REQ_NBC) is completed by its
- * schedule (nbc.c), which runs whenever the engine progresses.
+ * schedule (nbc.c), which runs whenever the engine progresses; a
+ * send-receive's (MPIL_REQ_PAIR) by the last of its two parts
+ * (p2p_isendrecv.c).
  */
 #include "nbc_int.h"
 #include "p2p_int.h"
@@ -110,6 +112,8 @@ static void persist_free(struct mpil_persist *p)
 
 void mpil_req_release(mpil_request_t *req)
 {
+	if (req->kind == MPIL_REQ_PAIR)
+		mpil_pair_release_parts(req);
 	free(req->tmpbuf);
 	req->tmpbuf = NULL;
 	persist_free(req->persist);
@@ -165,6 +169,7 @@ int mpil_req_finish(mpil_request_t *req, MPI_Status *status)
 	case MPIL_REQ_NBC: /* the schedule's error class; an empty status */
 		mpil_status_set(status, MPI_ANY_SOURCE, MPI_ANY_TAG, 0);
 		return req->preset.MPI_ERROR;
+	case MPIL_REQ_PAIR: return mpil_pair_finish(req, status);
 	default: break;
 	}
 	if (x->status == IBX_ERR_CANCELED) {
@@ -219,6 +224,8 @@ static int req_report(mpil_request_t *req, int err, const char *fname)
 {
 	if (req->kind == MPIL_REQ_NBC)
 		return mpil_coll_failed(req->comm, err, fname);
+	if (req->kind == MPIL_REQ_PAIR)
+		return mpil_pair_report(req, err, fname);
 	return mpil_err_req(req->comm, req->kind == MPIL_REQ_SEND, &req->ibx, err, fname);
 }
 

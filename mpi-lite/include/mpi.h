@@ -340,6 +340,12 @@ MPIL_API int mpil_comm_null_delete_fn(MPI_Comm, int, void *, void *);
 #define MPI_COMM_NULL_COPY_FN	(&mpil_comm_null_copy_fn)
 #define MPI_COMM_DUP_FN		(&mpil_comm_dup_fn)
 #define MPI_COMM_NULL_DELETE_FN (&mpil_comm_null_delete_fn)
+/* MPI-1 names (deprecated since MPI-2.0) */
+typedef MPI_Comm_copy_attr_function MPI_Copy_function;
+typedef MPI_Comm_delete_attr_function MPI_Delete_function;
+#define MPI_NULL_COPY_FN   MPI_COMM_NULL_COPY_FN
+#define MPI_DUP_FN	   MPI_COMM_DUP_FN
+#define MPI_NULL_DELETE_FN MPI_COMM_NULL_DELETE_FN
 
 /* ---- environment ------------------------------------------------------------- */
 MPIL_API int MPI_Init(int *argc, char ***argv);
@@ -384,6 +390,13 @@ MPIL_API int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_
 MPIL_API int MPI_Comm_free_keyval(int *comm_keyval);
 MPIL_API int MPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val);
 MPIL_API int MPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval);
+/* MPI-1 names of the five above (deprecated since MPI-2.0) */
+MPIL_API int MPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn,
+			       int *keyval, void *extra_state);
+MPIL_API int MPI_Keyval_free(int *keyval);
+MPIL_API int MPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val);
+MPIL_API int MPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag);
+MPIL_API int MPI_Attr_delete(MPI_Comm comm, int keyval);
 
 /* ---- groups ------------------------------------------------------------------- */
 MPIL_API int MPI_Group_size(MPI_Group group, int *size);
@@ -453,6 +466,13 @@ MPIL_API int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendt
 MPIL_API int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
 				  int sendtag, int source, int recvtag, MPI_Comm comm,
 				  MPI_Status *status);
+/* MPI-4.0 */
+MPIL_API int MPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
+			   int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+			   int source, int recvtag, MPI_Comm comm, MPI_Request *request);
+MPIL_API int MPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
+				   int sendtag, int source, int recvtag, MPI_Comm comm,
+				   MPI_Request *request);
 MPIL_API int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status);
 MPIL_API int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status);
 MPIL_API int MPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count);
@@ -652,6 +672,12 @@ MPIL_API int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr
 MPIL_API int PMPI_Comm_free_keyval(int *comm_keyval);
 MPIL_API int PMPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val);
 MPIL_API int PMPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval);
+MPIL_API int PMPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn,
+				int *keyval, void *extra_state);
+MPIL_API int PMPI_Keyval_free(int *keyval);
+MPIL_API int PMPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val);
+MPIL_API int PMPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag);
+MPIL_API int PMPI_Attr_delete(MPI_Comm comm, int keyval);
 MPIL_API int PMPI_Group_size(MPI_Group group, int *size);
 MPIL_API int PMPI_Group_rank(MPI_Group group, int *rank);
 MPIL_API int PMPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[],
@@ -713,6 +739,12 @@ MPIL_API int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype send
 MPIL_API int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
 				   int sendtag, int source, int recvtag, MPI_Comm comm,
 				   MPI_Status *status);
+MPIL_API int PMPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
+			    int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+			    int source, int recvtag, MPI_Comm comm, MPI_Request *request);
+MPIL_API int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
+				    int sendtag, int source, int recvtag, MPI_Comm comm,
+				    MPI_Request *request);
 MPIL_API int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status);
 MPIL_API int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status);
 MPIL_API int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count);

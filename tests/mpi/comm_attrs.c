@@ -6,7 +6,10 @@
  * one), delete callbacks on MPI_Comm_delete_attr, on replacing a value, on
  * MPI_Comm_free (newest attribute first) and for MPI_COMM_SELF at
  * MPI_Finalize (checked after it returns), a failing delete callback, a
- * keyval freed while still in use, and the error classes.
+ * keyval freed while still in use, and the error classes. The MPI-1
+ * names (MPI_Keyval_create, MPI_Attr_put/get/delete, MPI_Keyval_free,
+ * MPI_DUP_FN / MPI_NULL_COPY_FN / MPI_NULL_DELETE_FN) act on the same
+ * attributes.
  */
 #include "mpitest.h"
 
@@ -204,6 +207,46 @@ static void test_errors(void)
 	MPI_FAILS(MPI_ERR_KEYVAL, MPI_Comm_get_attr(MPI_COMM_WORLD, stale, &v, &flag));
 }
 
+/* The MPI-1 names: the same keyvals and attributes as the MPI-2 ones. */
+static void test_mpi1_names(void)
+{
+	int k, k2, flag = 0, *tub = NULL, val = 5;
+	void *v = NULL;
+	MPI_Comm dup;
+
+	MPI_OK(MPI_Attr_get(MPI_COMM_WORLD, MPI_TAG_UB, &tub, &flag));
+	CHECK(flag && tub && *tub >= 32767, "MPI_Attr_get(MPI_TAG_UB): flag %d", flag);
+	MPI_OK(MPI_Keyval_create(MPI_DUP_FN, count_delete, &k, &extra_marker));
+	MPI_OK(MPI_Keyval_create(MPI_NULL_COPY_FN, MPI_NULL_DELETE_FN, &k2, NULL));
+	MPI_OK(MPI_Attr_put(MPI_COMM_WORLD, k, &val));
+	MPI_OK(MPI_Attr_put(MPI_COMM_WORLD, k2, &val));
+	MPI_OK(MPI_Comm_get_attr(MPI_COMM_WORLD, k, &v, &flag)); /* the MPI-2 name sees it */
+	CHECK(flag && v == &val, "MPI_Attr_put's value not seen by MPI_Comm_get_attr");
+	MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &dup)); /* MPI_DUP_FN copies, MPI_NULL_COPY_FN not */
+	MPI_OK(MPI_Attr_get(dup, k, &v, &flag));
+	CHECK(flag && v == &val, "MPI_DUP_FN did not copy the attribute");
+	MPI_OK(MPI_Attr_get(dup, k2, &v, &flag));
+	CHECK(!flag, "MPI_NULL_COPY_FN copied the attribute");
+	deletes = 0;
+	MPI_OK(MPI_Comm_free(&dup));
+	CHECK(deletes == 1, "freeing the duplicate ran %d delete callbacks", deletes);
+	MPI_OK(MPI_Attr_delete(MPI_COMM_WORLD, k));
+	CHECK(deletes == 2, "MPI_Attr_delete ran %d delete callbacks", deletes);
+	MPI_OK(MPI_Attr_get(MPI_COMM_WORLD, k, &v, &flag));
+	CHECK(!flag, "attribute still there after MPI_Attr_delete");
+	MPI_OK(MPI_Attr_delete(MPI_COMM_WORLD, k2));
+	MPI_OK(MPI_Keyval_free(&k));
+	CHECK(k == MPI_KEYVAL_INVALID, "MPI_Keyval_free left keyval %d", k);
+	MPI_OK(MPI_Keyval_free(&k2));
+	MPI_FAILS(MPI_ERR_KEYVAL, MPI_Attr_put(MPI_COMM_WORLD, MPI_TAG_UB, &val));
+	MPI_FAILS(MPI_ERR_KEYVAL, MPI_Attr_get(MPI_COMM_WORLD, 123456, &v, &flag));
+	MPI_FAILS(MPI_ERR_KEYVAL, MPI_Attr_delete(MPI_COMM_WORLD, 123456));
+	MPI_FAILS(MPI_ERR_COMM, MPI_Attr_put(MPI_COMM_NULL, k2, &val));
+	MPI_FAILS(MPI_ERR_ARG, MPI_Keyval_create(MPI_NULL_COPY_FN, MPI_NULL_DELETE_FN, NULL, NULL));
+	k = MPI_TAG_UB;
+	MPI_FAILS(MPI_ERR_KEYVAL, MPI_Keyval_free(&k));
+}
+
 int main(int argc, char **argv)
 {
 	int kself;
@@ -213,6 +256,7 @@ int main(int argc, char **argv)
 	test_tag_ub();
 	test_copy_delete();
 	test_errors();
+	test_mpi1_names();
 	MPI_OK(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, self_delete, &kself, NULL));
 	MPI_OK(MPI_Comm_set_attr(MPI_COMM_SELF, kself, (void *)(intptr_t)(7000 + rank)));
 	MPI_OK(MPI_Comm_free_keyval(&kself));
