@@ -596,6 +596,7 @@ enum mpil_req_kind {
 	MPIL_REQ_DONE, /* complete at start (MPI_PROC_NULL, Bsend); status preset */
 	MPIL_REQ_NBC,  /* a nonblocking collective (nbc_int.h); its error in preset */
 	MPIL_REQ_PAIR, /* MPI_Isendrecv(_replace): completes with its parts (p2p_isendrecv.c) */
+	MPIL_REQ_GREQ, /* generalized: the program completes it (greq.c) */
 };
 #define MPIL_REQF_FREED 0x1u /* MPI_Request_free'd while active */
 #define MPIL_REQF_HOLDS 0x2u /* holds references on comm (and dtype, if set) */
@@ -620,6 +621,7 @@ typedef struct mpil_request {
 	 * many of them (plus one while starting) are not complete */
 	struct mpil_request *parts[2];
 	unsigned pending;
+	struct mpil_greq *greq; /* MPIL_REQ_GREQ: its callbacks (greq.c) */
 } mpil_request_t;
 
 /* NULL when out of memory. The request is zeroed but for its magic. */

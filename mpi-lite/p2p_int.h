@@ -8,6 +8,7 @@
  *   p2p_bsend.c    buffered mode: the attached buffer, MPI_Bsend, MPI_Ibsend
  *   p2p_mprobe.c   matched probe and receive (MPI_Mprobe ... MPI_Imrecv)
  *   p2p_isendrecv.c  MPI_Isendrecv(_replace): one request for a send and a receive
+ *   greq.c         generalized requests (MPI_Grequest_start, _complete)
  *   request.c      completion of every request kind (Wait, Test, ...)
  *
  * Every check reports through the communicator's error handler and returns
@@ -197,6 +198,20 @@ int mpil_pair_finish(mpil_request_t *pair, MPI_Status *status);
 int mpil_pair_report(mpil_request_t *pair, int err, const char *fname);
 /* Releases the parts (with the pair, by mpil_req_release). */
 void mpil_pair_release_parts(mpil_request_t *pair);
+
+/* ---- generalized requests (greq.c) -------------------------------------------------- */
+
+/* A completed MPIL_REQ_GREQ: its query function's status and error (none
+ * once freed by the program). */
+int mpil_greq_finish(mpil_request_t *r, MPI_Status *status);
+int mpil_greq_report(int err, const char *fname);
+/* MPI_Cancel: its cancel function. */
+int mpil_greq_cancel(mpil_request_t *r, const char *fname);
+/* Its free function, then the callbacks' record (by mpil_req_release). */
+void mpil_greq_release(mpil_request_t *r);
+/* MPI_Finalize: one freed by the program and completed since runs its free
+ * function; one never completed is dropped without its callbacks. */
+void mpil_greq_fini(mpil_request_t *r);
 
 /* ---- buffered mode (p2p_bsend.c) ------------------------------------------------------ */
 

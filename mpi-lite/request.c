@@ -31,7 +31,8 @@
  * A nonblocking collective's request (MPIL_REQ_NBC) is completed by its
  * schedule (nbc.c), which runs whenever the engine progresses; a
  * send-receive's (MPIL_REQ_PAIR) by the last of its two parts
- * (p2p_isendrecv.c).
+ * (p2p_isendrecv.c); a generalized request's (MPIL_REQ_GREQ) by the
+ * program (greq.c).
  */
 #include "nbc_int.h"
 #include "p2p_int.h"
@@ -114,6 +115,8 @@ void mpil_req_release(mpil_request_t *req)
 {
 	if (req->kind == MPIL_REQ_PAIR)
 		mpil_pair_release_parts(req);
+	else if (req->kind == MPIL_REQ_GREQ)
+		mpil_greq_release(req);
 	free(req->tmpbuf);
 	req->tmpbuf = NULL;
 	persist_free(req->persist);
@@ -139,6 +142,8 @@ void mpil_req_pool_fini(void)
 		for (int i = 0; i < REQ_CHUNK; i++) {
 			free(c->reqs[i].tmpbuf);
 			persist_free(c->reqs[i].persist);
+			if (c->reqs[i].kind == MPIL_REQ_GREQ)
+				mpil_greq_fini(&c->reqs[i]);
 		}
 		free(c);
 	}
@@ -170,6 +175,7 @@ int mpil_req_finish(mpil_request_t *req, MPI_Status *status)
 		mpil_status_set(status, MPI_ANY_SOURCE, MPI_ANY_TAG, 0);
 		return req->preset.MPI_ERROR;
 	case MPIL_REQ_PAIR: return mpil_pair_finish(req, status);
+	case MPIL_REQ_GREQ: return mpil_greq_finish(req, status);
 	default: break;
 	}
 	if (x->status == IBX_ERR_CANCELED) {
@@ -226,6 +232,8 @@ static int req_report(mpil_request_t *req, int err, const char *fname)
 		return mpil_coll_failed(req->comm, err, fname);
 	if (req->kind == MPIL_REQ_PAIR)
 		return mpil_pair_report(req, err, fname);
+	if (req->kind == MPIL_REQ_GREQ)
+		return mpil_greq_report(err, fname);
 	return mpil_err_req(req->comm, req->kind == MPIL_REQ_SEND, &req->ibx, err, fname);
 }
 
@@ -396,6 +404,7 @@ int PMPI_Request_free(MPI_Request *request)
 	if (mpil_req_inactive(r)) {
 		mpil_req_release(r);
 	} else if (mpil_req_done(r)) {
+		r->flags |= MPIL_REQF_FREED; /* (a generalized request's status is not asked for) */
 		mpil_req_finish(r, MPI_STATUS_IGNORE);
 		mpil_req_release(r);
 	} else {
@@ -432,6 +441,8 @@ int PMPI_Cancel(MPI_Request *request)
 	 * has nothing to cancel (as in Open MPI). */
 	if (!mpil_req_inactive(r) && r->kind == MPIL_REQ_RECV && !r->ibx.completed)
 		(void)ibx_request_cancel(mpil_g.ctx, &r->ibx);
+	if (r->kind == MPIL_REQ_GREQ)
+		return mpil_greq_cancel(r, F);
 	return MPI_SUCCESS;
 }
 
@@ -455,9 +466,9 @@ int PMPI_Test_cancelled(const MPI_Status *status, int *flag)
  * return MPI_ERR_IN_STATUS; the handler hears about the first failure.
  */
 typedef struct multi_err {
-	MPI_Comm comm; /* NULL while nothing failed */
+	MPI_Comm comm; /* the first failed request's (NULL: a generalized one) */
 	int index;
-	int err;
+	int err; /* MPI_SUCCESS while nothing failed */
 } multi_err_t;
 
 static void complete_in_array(MPI_Request reqs[], int i, MPI_Status *status, multi_err_t *me)
@@ -467,7 +478,7 @@ static void complete_in_array(MPI_Request reqs[], int i, MPI_Status *status, mul
 
 	if (status != MPI_STATUS_IGNORE)
 		status->MPI_ERROR = err;
-	if (err != MPI_SUCCESS && !me->comm) {
+	if (err != MPI_SUCCESS && me->err == MPI_SUCCESS) {
 		me->comm = r->comm;
 		me->index = i;
 		me->err = err;
@@ -477,7 +488,7 @@ static void complete_in_array(MPI_Request reqs[], int i, MPI_Status *status, mul
 
 static int multi_result(const multi_err_t *me, const char *fname)
 {
-	if (ibx_likely(!me->comm))
+	if (ibx_likely(me->err == MPI_SUCCESS))
 		return MPI_SUCCESS;
 	return mpil_err(me->comm, MPI_ERR_IN_STATUS, fname,
 			"request %d failed with %s (each status holds its request's error)",

@@ -347,6 +347,10 @@ typedef MPI_Comm_delete_attr_function MPI_Delete_function;
 #define MPI_DUP_FN	   MPI_COMM_DUP_FN
 #define MPI_NULL_DELETE_FN MPI_COMM_NULL_DELETE_FN
 
+typedef int MPI_Grequest_query_function(void *extra_state, MPI_Status *status);
+typedef int MPI_Grequest_free_function(void *extra_state);
+typedef int MPI_Grequest_cancel_function(void *extra_state, int complete);
+
 /* ---- environment ------------------------------------------------------------- */
 MPIL_API int MPI_Init(int *argc, char ***argv);
 MPIL_API int MPI_Init_thread(int *argc, char ***argv, int required, int *provided);
@@ -466,6 +470,11 @@ MPIL_API int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendt
 MPIL_API int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
 				  int sendtag, int source, int recvtag, MPI_Comm comm,
 				  MPI_Status *status);
+MPIL_API int MPI_Grequest_start(MPI_Grequest_query_function *query_fn,
+				MPI_Grequest_free_function *free_fn,
+				MPI_Grequest_cancel_function *cancel_fn, void *extra_state,
+				MPI_Request *request);
+MPIL_API int MPI_Grequest_complete(MPI_Request request);
 /* MPI-4.0 */
 MPIL_API int MPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
 			   int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype,
@@ -739,6 +748,11 @@ MPIL_API int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype send
 MPIL_API int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
 				   int sendtag, int source, int recvtag, MPI_Comm comm,
 				   MPI_Status *status);
+MPIL_API int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn,
+				 MPI_Grequest_free_function *free_fn,
+				 MPI_Grequest_cancel_function *cancel_fn, void *extra_state,
+				 MPI_Request *request);
+MPIL_API int PMPI_Grequest_complete(MPI_Request request);
 MPIL_API int PMPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
 			    int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype,
 			    int source, int recvtag, MPI_Comm comm, MPI_Request *request);
