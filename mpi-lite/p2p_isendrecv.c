@@ -39,13 +39,6 @@ static void pair_part_done(ibx_request_t *x)
 	}
 }
 
-/* A part was started: complete already (no callback then), or counted. */
-static void pair_part_started(mpil_request_t *pair, mpil_request_t *part)
-{
-	if (mpil_req_done(part))
-		pair_part_done(&pair->ibx);
-}
-
 static mpil_request_t *pair_new(MPI_Comm comm, const char *fname)
 {
 	mpil_request_t *pair = mpil_req_alloc();
@@ -97,27 +90,33 @@ static void pair_abandon(mpil_request_t *pair)
 	mpil_req_release(pair);
 }
 
+/* Part @slot's start returned @err: on failure it is released; started,
+ * it is the pair's, counted already if it is complete (no callback then). */
+static int part_started(mpil_request_t *pair, int slot, mpil_request_t *part, int err)
+{
+	if (err != MPI_SUCCESS) {
+		pair->pending--;
+		mpil_req_release(part);
+		return err;
+	}
+	pair->parts[slot] = part;
+	if (mpil_req_done(part))
+		pair_part_done(&pair->ibx);
+	return MPI_SUCCESS;
+}
+
 /* Starts the receive part, unless @source is MPI_PROC_NULL. */
 static int pair_recv(mpil_request_t *pair, void *buf, int count, MPI_Datatype dt, int source,
 		     int tag, const char *fname)
 {
 	mpil_request_t *r;
-	int err;
 
 	if (source == MPI_PROC_NULL)
 		return MPI_SUCCESS;
 	r = part_new(pair, fname);
 	if (!r)
 		return MPI_ERR_NO_MEM;
-	err = mpil_recv_start(r, buf, count, dt, source, tag, fname);
-	if (err != MPI_SUCCESS) {
-		pair->pending--;
-		mpil_req_release(r);
-		return err;
-	}
-	pair->parts[0] = r;
-	pair_part_started(pair, r);
-	return MPI_SUCCESS;
+	return part_started(pair, 0, r, mpil_recv_start(r, buf, count, dt, source, tag, fname));
 }
 
 /* Starts the send part, unless @dest is MPI_PROC_NULL. */
@@ -125,22 +124,13 @@ static int pair_send(mpil_request_t *pair, const void *buf, int count, MPI_Datat
 		     int tag, const char *fname)
 {
 	mpil_request_t *s;
-	int err;
 
 	if (dest == MPI_PROC_NULL)
 		return MPI_SUCCESS;
 	s = part_new(pair, fname);
 	if (!s)
 		return MPI_ERR_NO_MEM;
-	err = mpil_send_start(s, buf, count, dt, dest, tag, 0, fname);
-	if (err != MPI_SUCCESS) {
-		pair->pending--;
-		mpil_req_release(s);
-		return err;
-	}
-	pair->parts[1] = s;
-	pair_part_started(pair, s);
-	return MPI_SUCCESS;
+	return part_started(pair, 1, s, mpil_send_start(s, buf, count, dt, dest, tag, 0, fname));
 }
 
 /* Both parts started: the pair's own count goes, and *req_p is it. */
