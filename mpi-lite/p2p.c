@@ -342,7 +342,7 @@ int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
 
 /* A send failed after the receive was posted: withdraw the receive (or,
  * if it already matched, let it finish) so its buffer is free again. */
-static void abandon_recv(MPI_Request *rreq)
+void mpil_recv_abandon(MPI_Request *rreq)
 {
 	mpil_request_t *r = *rreq;
 
@@ -381,7 +381,7 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int
 	MPIL_CHECK(mpil_irecv(recvbuf, recvcount, recvtype, source, recvtag, comm, F, &rreq));
 	err = send_blocking(sendbuf, sendcount, sendtype, dest, sendtag, comm, 0, F);
 	if (err != MPI_SUCCESS) {
-		abandon_recv(&rreq);
+		mpil_recv_abandon(&rreq);
 		return err;
 	}
 	return wait_recv(&rreq, status, F);
@@ -416,7 +416,7 @@ int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
 	if (dest != MPI_PROC_NULL)
 		err = send_bytes(packed, len, dest, sendtag, comm, 0, F);
 	if (err != MPI_SUCCESS) {
-		abandon_recv(&rreq);
+		mpil_recv_abandon(&rreq);
 		goto out;
 	}
 	err = wait_recv(&rreq, status, F);

@@ -189,6 +189,10 @@ static inline bool mpil_req_inactive(const mpil_request_t *r)
 	return r->persist && !r->persist->active;
 }
 
+/* A send failed after the receive *@rreq was posted: withdraws it (or, if
+ * it matched, lets it finish), releases it, sets *@rreq to NULL (p2p.c). */
+void mpil_recv_abandon(MPI_Request *rreq);
+
 /* ---- send-receive requests (p2p_isendrecv.c) ----------------------------------------- */
 
 /* A completed MPIL_REQ_PAIR: the receive's status (an empty one without

@@ -75,17 +75,9 @@ static mpil_request_t *part_new(mpil_request_t *pair, const char *fname)
  * (or, if it matched, finished), then everything is released. */
 static void pair_abandon(mpil_request_t *pair)
 {
-	mpil_request_t *recv = pair->parts[0];
-
-	if (recv) {
-		recv->ibx.cb = NULL;
-		if (!mpil_req_done(recv)) {
-			(void)ibx_request_cancel(mpil_g.ctx, &recv->ibx);
-			mpil_ibx_wait(&recv->ibx);
-		}
-		mpil_req_finish(recv, MPI_STATUS_IGNORE);
-		mpil_req_release(recv);
-		pair->parts[0] = NULL;
+	if (pair->parts[0]) {
+		pair->parts[0]->ibx.cb = NULL; /* the pair goes first */
+		mpil_recv_abandon(&pair->parts[0]);
 	}
 	mpil_req_release(pair);
 }
