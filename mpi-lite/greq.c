@@ -7,9 +7,10 @@
  *   query_fn(extra, status)    when a Wait/Test/Request_get_status finds it
  *                              complete: fills the status; its return is the
  *                              request's error
- *   free_fn(extra)             when the request is released (after the
- *                              completion call, or once complete after
- *                              MPI_Request_free)
+ *   free_fn(extra)             when the request is released: by the
+ *                              completion call, by MPI_Request_free of a
+ *                              complete one, or by MPI_Grequest_complete
+ *                              of a freed one; its error is that call's
  *   cancel_fn(extra, done)     on MPI_Cancel, with done = whether
  *                              MPI_Grequest_complete was called
  *
@@ -79,6 +80,14 @@ int PMPI_Grequest_complete(MPI_Request request)
 				"the generalized request is already complete");
 	request->ibx.status = IBX_OK;
 	__atomic_store_n(&request->ibx.completed, 1, __ATOMIC_RELEASE);
+	/* freed by the program already: its free function runs now (the
+	 * record goes with the next sweep of freed requests) */
+	if (request->flags & MPIL_REQF_FREED) {
+		int err = mpil_greq_free(request);
+
+		if (err != MPI_SUCCESS)
+			return mpil_greq_free_report(err, F);
+	}
 	return MPI_SUCCESS;
 }
 
@@ -117,16 +126,32 @@ int mpil_greq_cancel(mpil_request_t *r, const char *fname)
 	return MPI_SUCCESS;
 }
 
+int mpil_greq_free(mpil_request_t *r)
+{
+	struct mpil_greq *g = r->greq;
+	MPI_Grequest_free_function *fn = g ? g->free_fn : NULL;
+
+	if (!fn)
+		return MPI_SUCCESS;
+	g->free_fn = NULL; /* once */
+	return fn(g->extra_state);
+}
+
+int mpil_greq_free_report(int err, const char *fname)
+{
+	return mpil_err(NULL, err, fname,
+			"the free function of a generalized request returned error %d", err);
+}
+
 void mpil_greq_release(mpil_request_t *r)
 {
 	struct mpil_greq *g = r->greq;
 
-	r->greq = NULL;
 	if (!g)
 		return;
-	/* MPI-3.1 §12.2: its error would go to the completion call; the
-	 * request is gone by then whatever it returns */
-	(void)g->free_fn(g->extra_state);
+	/* where no call can report its error (MPI_Finalize) */
+	(void)mpil_greq_free(r);
+	r->greq = NULL;
 	free(g);
 }
 

@@ -362,6 +362,24 @@ static int wait_recv(MPI_Request *rreq, MPI_Status *status, const char *fname)
 	return mpil_req_complete(rreq, status, fname);
 }
 
+int mpil_check_sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
+			int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+			int source, int recvtag, MPI_Comm comm, const char *fname)
+{
+	MPIL_CHECK(mpil_check_send(sendbuf, sendcount, sendtype, dest, sendtag, comm, fname));
+	MPIL_CHECK(mpil_check_data(recvbuf, recvcount, recvtype, comm, fname));
+	MPIL_CHECK(mpil_check_source(comm, source, fname));
+	return mpil_check_recv_tag(comm, recvtag, fname);
+}
+
+int mpil_check_sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int sendtag,
+				int source, int recvtag, MPI_Comm comm, const char *fname)
+{
+	MPIL_CHECK(mpil_check_send(buf, count, dt, dest, sendtag, comm, fname));
+	MPIL_CHECK(mpil_check_source(comm, source, fname));
+	return mpil_check_recv_tag(comm, recvtag, fname);
+}
+
 MPIL_PMPI_ALIAS(Sendrecv)
 int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
 		  void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
@@ -372,10 +390,8 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int
 	MPI_Request rreq;
 	int err;
 
-	MPIL_CHECK(mpil_check_send(sendbuf, sendcount, sendtype, dest, sendtag, comm, F));
-	MPIL_CHECK(mpil_check_data(recvbuf, recvcount, recvtype, comm, F));
-	MPIL_CHECK(mpil_check_source(comm, source, F));
-	MPIL_CHECK(mpil_check_recv_tag(comm, recvtag, F));
+	MPIL_CHECK(mpil_check_sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf,
+				       recvcount, recvtype, source, recvtag, comm, F));
 	/* Receive first, so two ranks exchanging with each other never wait
 	 * on each other's send. */
 	MPIL_CHECK(mpil_irecv(recvbuf, recvcount, recvtype, source, recvtag, comm, F, &rreq));
@@ -398,9 +414,8 @@ int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
 	MPI_Request rreq;
 	int err = MPI_SUCCESS;
 
-	MPIL_CHECK(mpil_check_send(buf, count, datatype, dest, sendtag, comm, F));
-	MPIL_CHECK(mpil_check_source(comm, source, F));
-	MPIL_CHECK(mpil_check_recv_tag(comm, recvtag, F));
+	MPIL_CHECK(mpil_check_sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag,
+					       comm, F));
 	/* The outgoing data is copied aside, then the buffer receives. */
 	len = (size_t)count * datatype->size;
 	if (len && dest != MPI_PROC_NULL) {

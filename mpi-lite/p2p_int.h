@@ -192,6 +192,15 @@ static inline bool mpil_req_inactive(const mpil_request_t *r)
 /* A send failed after the receive *@rreq was posted: withdraws it (or, if
  * it matched, lets it finish), releases it, sets *@rreq to NULL (p2p.c). */
 void mpil_recv_abandon(MPI_Request *rreq);
+/* The argument checks of a send-receive (MPI_Sendrecv, MPI_Isendrecv):
+ * the send's, the receive buffer's, the source and the receive tag; and
+ * those of the _replace forms, whose one buffer the send's check covers
+ * (p2p.c). */
+int mpil_check_sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
+			int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+			int source, int recvtag, MPI_Comm comm, const char *fname);
+int mpil_check_sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int sendtag,
+				int source, int recvtag, MPI_Comm comm, const char *fname);
 
 /* ---- send-receive requests (p2p_isendrecv.c) ----------------------------------------- */
 
@@ -211,7 +220,13 @@ int mpil_greq_finish(mpil_request_t *r, MPI_Status *status);
 int mpil_greq_report(int err, const char *fname);
 /* MPI_Cancel: its cancel function. */
 int mpil_greq_cancel(mpil_request_t *r, const char *fname);
-/* Its free function, then the callbacks' record (by mpil_req_release). */
+/* Its free function, once (a later call returns MPI_SUCCESS): what it
+ * returned, which the calling MPI function reports with
+ * mpil_greq_free_report. */
+int mpil_greq_free(mpil_request_t *r);
+int mpil_greq_free_report(int err, const char *fname);
+/* Its free function unless run already, then the callbacks' record (by
+ * mpil_req_release). */
 void mpil_greq_release(mpil_request_t *r);
 /* MPI_Finalize: one freed by the program and completed since runs its free
  * function; one never completed is dropped without its callbacks. */

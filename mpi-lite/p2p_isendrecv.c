@@ -181,10 +181,8 @@ int PMPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, in
 	mpil_request_t *pair;
 	int err;
 
-	MPIL_CHECK(mpil_check_send(sendbuf, sendcount, sendtype, dest, sendtag, comm, F));
-	MPIL_CHECK(mpil_check_data(recvbuf, recvcount, recvtype, comm, F));
-	MPIL_CHECK(mpil_check_source(comm, source, F));
-	MPIL_CHECK(mpil_check_recv_tag(comm, recvtag, F));
+	MPIL_CHECK(mpil_check_sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf,
+				       recvcount, recvtype, source, recvtag, comm, F));
 	MPIL_CHECK(mpil_check_request_ptr(comm, request, F));
 	pair = pair_new(comm, F);
 	if (!pair)
@@ -209,9 +207,8 @@ int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest
 	size_t len;
 	int err;
 
-	MPIL_CHECK(mpil_check_send(buf, count, datatype, dest, sendtag, comm, F));
-	MPIL_CHECK(mpil_check_source(comm, source, F));
-	MPIL_CHECK(mpil_check_recv_tag(comm, recvtag, F));
+	MPIL_CHECK(mpil_check_sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag,
+					       comm, F));
 	MPIL_CHECK(mpil_check_request_ptr(comm, request, F));
 	len = (size_t)count * datatype->size;
 	if (len > INT_MAX && dest != MPI_PROC_NULL)

@@ -33,6 +33,10 @@
  * send-receive's (MPIL_REQ_PAIR) by the last of its two parts
  * (p2p_isendrecv.c); a generalized request's (MPIL_REQ_GREQ) by the
  * program (greq.c).
+ *
+ * Length: just over 700 lines: every Wait/Test form shares the pool, the
+ * finishing and retiring steps and the multi-completion error record above
+ * them; split, those would all have to be exported.
  */
 #include "nbc_int.h"
 #include "p2p_int.h"
@@ -268,27 +272,35 @@ static inline bool req_idle(MPI_Request r)
 }
 
 /* A finished request leaves the user's hands (released, handle nulled),
- * except a persistent one, which becomes inactive and stays the user's. */
-static inline void req_retire(MPI_Request *handle)
+ * except a persistent one, which becomes inactive and stays the user's.
+ * Returns what a generalized request's free function returned. */
+static inline int req_retire(MPI_Request *handle)
 {
 	mpil_request_t *r = *handle;
+	int err = MPI_SUCCESS;
 
 	if (r->persist) {
 		r->persist->active = false;
-		return;
+		return MPI_SUCCESS;
 	}
+	if (ibx_unlikely(r->kind == MPIL_REQ_GREQ))
+		err = mpil_greq_free(r);
 	mpil_req_release(r);
 	*handle = MPI_REQUEST_NULL;
+	return err;
 }
 
 int mpil_req_complete(MPI_Request *handle, MPI_Status *status, const char *fname)
 {
 	mpil_request_t *r = *handle;
 	int err = mpil_req_finish(r, status);
+	int freed;
 
 	if (ibx_unlikely(err != MPI_SUCCESS))
 		err = req_report(r, err, fname);
-	req_retire(handle);
+	freed = req_retire(handle);
+	if (ibx_unlikely(freed != MPI_SUCCESS) && err == MPI_SUCCESS)
+		err = mpil_greq_free_report(freed, fname);
 	return err;
 }
 
@@ -393,6 +405,7 @@ int PMPI_Request_free(MPI_Request *request)
 	static const char F[] = "MPI_Request_free";
 	MPIL_CS_GUARD();
 	mpil_request_t *r;
+	int err = MPI_SUCCESS;
 
 	MPIL_CHECK(mpil_check_init(F));
 	if (!request)
@@ -406,6 +419,7 @@ int PMPI_Request_free(MPI_Request *request)
 	} else if (mpil_req_done(r)) {
 		r->flags |= MPIL_REQF_FREED; /* (a generalized request's status is not asked for) */
 		mpil_req_finish(r, MPI_STATUS_IGNORE);
+		err = r->kind == MPIL_REQ_GREQ ? mpil_greq_free(r) : MPI_SUCCESS;
 		mpil_req_release(r);
 	} else {
 		r->flags |= MPIL_REQF_FREED;
@@ -413,7 +427,7 @@ int PMPI_Request_free(MPI_Request *request)
 		mpil_g.req_zombies = r;
 	}
 	*request = MPI_REQUEST_NULL;
-	return MPI_SUCCESS;
+	return err == MPI_SUCCESS ? MPI_SUCCESS : mpil_greq_free_report(err, F);
 }
 
 MPIL_PMPI_ALIAS(Cancel)
@@ -474,16 +488,19 @@ typedef struct multi_err {
 static void complete_in_array(MPI_Request reqs[], int i, MPI_Status *status, multi_err_t *me)
 {
 	mpil_request_t *r = reqs[i];
+	MPI_Comm comm = r->comm;
 	int err = mpil_req_finish(r, status);
+	int freed = req_retire(&reqs[i]);
 
+	if (err == MPI_SUCCESS)
+		err = freed;
 	if (status != MPI_STATUS_IGNORE)
 		status->MPI_ERROR = err;
 	if (err != MPI_SUCCESS && me->err == MPI_SUCCESS) {
-		me->comm = r->comm;
+		me->comm = comm;
 		me->index = i;
 		me->err = err;
 	}
-	req_retire(&reqs[i]);
 }
 
 static int multi_result(const multi_err_t *me, const char *fname)

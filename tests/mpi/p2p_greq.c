@@ -9,7 +9,8 @@
  * free before completion runs only the free function, once the program
  * completes it; MPI_Waitall mixes it with a receive; a second thread
  * completes one while the main thread waits (MPI_THREAD_MULTIPLE); the
- * argument errors.
+ * free function's error returned by the call that ran it; the argument
+ * errors.
  */
 #include "mpitest.h"
 
@@ -22,6 +23,7 @@ static int rank, size;
 typedef struct greq_state {
 	int queries, frees, cancels, last_complete;
 	int query_rc; /* what the query function returns */
+	int free_rc;  /* what the free function returns */
 	int order;    /* 1 when free ran after the last query */
 } greq_state_t;
 
@@ -44,7 +46,7 @@ static int free_fn(void *extra)
 
 	g->frees++;
 	g->order = 1;
-	return MPI_SUCCESS;
+	return g->free_rc;
 }
 
 static int cancel_fn(void *extra, int complete)
@@ -116,6 +118,52 @@ static void query_error(void)
 	CHECK(y == rank && g.frees == 1, "waitall: y %d, %d frees", y, g.frees);
 }
 
+/* The free function's error is the error of the call that ran it (MPI-3.1
+ * §12.2): MPI_Wait, MPI_Waitall (in its status), MPI_Request_free of a
+ * complete request, MPI_Grequest_complete of a freed one. */
+static void free_error(void)
+{
+	greq_state_t g = {.free_rc = MPI_ERR_INTERN};
+	MPI_Request rq[2], keep;
+	MPI_Status st[2];
+	int cls, err;
+
+	MPI_OK(MPI_Grequest_start(query_fn, free_fn, cancel_fn, &g, &rq[0]));
+	MPI_OK(MPI_Grequest_complete(rq[0]));
+	err = MPI_Wait(&rq[0], &st[0]);
+	MPI_Error_class(err, &cls);
+	CHECK(cls == MPI_ERR_INTERN && rq[0] == MPI_REQUEST_NULL && g.frees == 1,
+	      "wait, free error: class %d, %d frees", cls, g.frees);
+	memset(&g, 0, sizeof(g));
+	g.free_rc = MPI_ERR_INTERN;
+	MPI_OK(MPI_Grequest_start(query_fn, free_fn, cancel_fn, &g, &rq[0]));
+	MPI_OK(MPI_Irecv(NULL, 0, MPI_BYTE, MPI_PROC_NULL, 0, MPI_COMM_WORLD, &rq[1]));
+	MPI_OK(MPI_Grequest_complete(rq[0]));
+	err = MPI_Waitall(2, rq, st);
+	MPI_Error_class(err, &cls);
+	CHECK(cls == MPI_ERR_IN_STATUS, "waitall, free error: class %d", cls);
+	MPI_Error_class(st[0].MPI_ERROR, &cls);
+	CHECK(cls == MPI_ERR_INTERN && st[1].MPI_ERROR == MPI_SUCCESS && g.frees == 1,
+	      "waitall, free error: statuses %d, %d; %d frees", st[0].MPI_ERROR, st[1].MPI_ERROR,
+	      g.frees);
+	memset(&g, 0, sizeof(g));
+	g.free_rc = MPI_ERR_INTERN;
+	MPI_OK(MPI_Grequest_start(query_fn, free_fn, cancel_fn, &g, &rq[0]));
+	MPI_OK(MPI_Grequest_complete(rq[0]));
+	err = MPI_Request_free(&rq[0]);
+	MPI_Error_class(err, &cls);
+	CHECK(cls == MPI_ERR_INTERN && g.frees == 1, "request_free, free error: class %d", cls);
+	memset(&g, 0, sizeof(g));
+	g.free_rc = MPI_ERR_INTERN;
+	MPI_OK(MPI_Grequest_start(query_fn, free_fn, cancel_fn, &g, &rq[0]));
+	keep = rq[0];
+	MPI_OK(MPI_Request_free(&rq[0]));
+	err = MPI_Grequest_complete(keep);
+	MPI_Error_class(err, &cls);
+	CHECK(cls == MPI_ERR_INTERN && g.frees == 1,
+	      "grequest_complete of a freed one, free error: class %d, %d frees", cls, g.frees);
+}
+
 static void cancel_and_free(void)
 {
 	greq_state_t g = {0};
@@ -139,6 +187,9 @@ static void cancel_and_free(void)
 	MPI_OK(MPI_Request_free(&rq));
 	CHECK(rq == MPI_REQUEST_NULL && g.frees == 0, "freed active: %d frees", g.frees);
 	MPI_OK(MPI_Grequest_complete(keep));
+	/* "called ... in MPI_REQUEST_FREE or MPI_GREQUEST_COMPLETE, whichever
+	 * happens last" */
+	CHECK(g.frees == 1, "freed, then completed: %d frees", g.frees);
 	{
 		MPI_Request more[200];
 
@@ -217,6 +268,7 @@ int main(int argc, char **argv)
 	MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
 	basic();
 	query_error();
+	free_error();
 	cancel_and_free();
 	other_thread(provided);
 	errors();
