@@ -106,8 +106,12 @@ void ibx_boot_events_init(ibx_boot_t *boot)
 
 void ibx_boot_events_fini(ibx_boot_t *boot)
 {
-	if (boot->ev_registered)
-		PMIx_Deregister_event_handler(boot->ev_id, NULL, NULL);
+	/* No PMIx_Deregister_event_handler: PMIx_Finalize, which follows,
+	 * drops the handler, and a deregistration sent just before it cost
+	 * 40 ms per rank at every exit (the two small messages back to back
+	 * on the server's TCP socket: Nagle's algorithm held the second until
+	 * the delayed acknowledgement of the first). With the owner cleared
+	 * first, an event arriving meanwhile finds no context to mark. */
 	boot->ev_registered = false;
 	if (events_owner == boot)
 		events_owner = NULL;

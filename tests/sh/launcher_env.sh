@@ -2,7 +2,8 @@
 # launcher_env.sh — what the ranks find in their environment: the launcher's
 # whole environment, -x VAR (the launcher's value) and -x VAR=value, and
 # IBX_LAUNCHER=mpilite-run; not the PMIX_* variables of an enclosing launcher
-# (they would point the ranks at the wrong server); stdin is /dev/null.
+# (they would point the ranks at the wrong server), nor the launcher's own
+# HWLOC_COMPONENTS; stdin is /dev/null.
 . "$(dirname "$0")/launcher_common.inc"
 
 export IBX_T_INHERITED=from-launcher IBX_T_PASSED=passed-value IBX_T_OVERRIDDEN=old
@@ -26,6 +27,16 @@ for r in 0 1; do
 	expect_out "^rank $r env PMIX_NAMESPACE=mpilite\."
 done
 expect_err "^mpilite-run: -x IBX_T_UNSET: not set in the environment; ignored$"
+
+# HWLOC_COMPONENTS: the launcher leaves the node's I/O devices out of the
+# topology it discovers by setting it for its own PMIx start only; the
+# ranks see the environment as it was
+launch -n 1 "$BOOTCLIENT" env HWLOC_COMPONENTS
+expect_rc 0 "HWLOC_COMPONENTS unset"
+expect_out "^rank 0 env HWLOC_COMPONENTS=\(unset\)$"
+HWLOC_COMPONENTS=-pci launch -n 1 "$BOOTCLIENT" env HWLOC_COMPONENTS
+expect_rc 0 "HWLOC_COMPONENTS set"
+expect_out "^rank 0 env HWLOC_COMPONENTS=-pci$"
 
 # a bad -x is a usage error of the launcher
 launch -n 1 -x =oops true

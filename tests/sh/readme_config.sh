@@ -20,7 +20,7 @@ for m in core core/shm_lf core/qp core/reg_cache core/dtype_rdma mpi-lite mpilit
 done
 # Variables read directly: ours must be in a table; the rest belong to
 # PMIx, Slurm, MPICH's hydra, rdma-core or the system.
-foreign='^(PMIX_NAMESPACE|SLURM_STEP_NUM_TASKS|PMI_FD|PMI_RANK|RDMAV_FORK_SAFE|IBV_FORK_SAFE|TMPDIR|MPIEXEC_TIMEOUT|BUILD|HOME|XDG_CACHE_HOME)$'
+foreign='^(PMIX_NAMESPACE|SLURM_STEP_NUM_TASKS|PMI_FD|PMI_RANK|RDMAV_FORK_SAFE|IBV_FORK_SAFE|TMPDIR|MPIEXEC_TIMEOUT|BUILD|HOME|XDG_CACHE_HOME|HWLOC_COMPONENTS)$'
 for v in $(grep -rhoE 'getenv\("[A-Z_]+"\)' core mpi-lite tools | sed 's/getenv("//;s/")//' | sort -u); do
 	if echo "$v" | grep -qE "$foreign"; then continue; fi
 	echo "$want" | grep -q "^| \`$v\` |" || { echo "$v is read with getenv() but is in no configuration table"; exit 1; }
