@@ -12,6 +12,8 @@
 #                expect=0|nonzero  args="..."  env="VAR=v VAR2=w"
 #                paths=auto,shm,verbs  (the IBX_PATHS it runs under; others
 #                are reported as SKIP with the reason)
+#                nodes=1  (runs spread over emulated nodes leave it out:
+#                IBX_TEST_MULTINODE=1, the verbs lane's two-node part)
 #   sh     every tests/sh/*.sh scenario script (exit 0 pass, 77 skip)
 #   slurm  tests/slurm/run.sh (a Slurm cluster of its own), when it exists
 #   verbs  the verbs suites on a real verbs device: in the Soft-RoCE VM
@@ -94,6 +96,17 @@ header() {
 		grep -o "$1=\(\"[^\"]*\"\|[^ ]*\)" | head -n 1 | sed "s/^$1=//;s/^\"//;s/\"$//"
 }
 
+# nps_nearest LIST: of the declared rank counts LIST, the largest not above
+# the largest of IBX_TEST_NPS; the first of LIST if none is.
+nps_nearest() {
+	local max np best=
+	max=$(echo "${IBX_TEST_NPS:-4}" | tr , '\n' | sort -n | tail -n 1)
+	for np in ${1//,/ }; do
+		[ "$np" -le "$max" ] && { [ -z "$best" ] || [ "$np" -gt "$best" ]; } && best=$np
+	done
+	echo "${best:-${1%%,*}}"
+}
+
 ompi_run() {
 	local np=$1
 	shift
@@ -105,7 +118,11 @@ ompi_run() {
 # (default *) built in $BUILD, started by LAUNCHER (default
 # $BUILD/bin/mpilite-run) or mpirun, their results named PREFIXmpi/...
 # With NPS_AT_LEAST_ONCE=1, a program that declares none of the rank counts
-# IBX_TEST_NPS keeps runs once, at the first it declares.
+# IBX_TEST_NPS keeps one run: at the largest count it declares that is not
+# above the largest asked for (else its first). With IBX_TEST_MULTINODE=1
+# (runs spread over emulated nodes), a program whose header says nodes=1
+# (nothing in it depends on ranks sitting on different nodes, or a sibling
+# program covers that) is left out.
 run_mpi() {
 	local build=${1:-$BUILD} pfx=${2:-} pattern=${4:-*}
 	local launcher=${3:-$build/bin/mpilite-run} logdir=$build/test-logs
@@ -119,7 +136,8 @@ run_mpi() {
 		all_nps=$nps
 		# IBX_TEST_NPS (e.g. "2,4") keeps only those of the declared rank counts.
 		[ -n "${IBX_TEST_NPS:-}" ] && nps=$(echo "$nps" | tr , '\n' | grep -x -F -f <(echo "$IBX_TEST_NPS" | tr , '\n') | paste -sd, -)
-		[ -z "$nps" ] && [ "${NPS_AT_LEAST_ONCE:-0}" = 1 ] && nps=${all_nps%%,*}
+		[ -z "$nps" ] && [ "${NPS_AT_LEAST_ONCE:-0}" = 1 ] && nps=$(nps_nearest "$all_nps")
+		[ "${IBX_TEST_MULTINODE:-0}" = 1 ] && [ "$(header nodes "$src")" = 1 ] && continue
 		tmo=$(header timeout "$src"); tmo=${tmo:-60}
 		# emulated lanes (Soft-RoCE under TCG) run the same programs slower
 		tmo=$((tmo * ${IBX_TEST_TIMEOUT_SCALE:-1}))

@@ -1,4 +1,4 @@
-/* ibx-test: np=1,2,3 timeout=60 */
+/* ibx-test: np=1,2,3 timeout=60 nodes=1 */
 /*
  * coll_errors — every invalid argument of every collective gets its MPI
  * error class under MPI_ERRORS_RETURN, on the communicator's handler:

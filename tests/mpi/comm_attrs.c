@@ -1,4 +1,4 @@
-/* ibx-test: np=1,2,3,4 timeout=60 */
+/* ibx-test: np=1,2,3,4 timeout=60 nodes=1 */
 /*
  * comm_attrs — attribute caching: MPI_TAG_UB (on the world and on derived
  * communicators), keyvals whose copy callbacks decide what MPI_Comm_dup

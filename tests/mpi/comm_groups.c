@@ -1,4 +1,4 @@
-/* ibx-test: np=1,2,3,4 timeout=60 */
+/* ibx-test: np=1,2,3,4 timeout=60 nodes=1 */
 /*
  * comm_groups — process groups: MPI_Comm_group, size and rank, incl/excl
  * (and the range forms), MPI_Group_translate_ranks (MPI_PROC_NULL,

@@ -1,4 +1,4 @@
-/* ibx-test: np=1,2 timeout=60 launchers=mpilite,ompi */
+/* ibx-test: np=1,2 timeout=60 launchers=mpilite,ompi nodes=1 */
 /*
  * dtype_darray — MPI_Type_create_darray against the rules of HPF's
  * distributions, worked out element by element: for many arrays (1 to 3

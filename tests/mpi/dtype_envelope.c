@@ -1,4 +1,4 @@
-/* ibx-test: np=1 timeout=60 */
+/* ibx-test: np=1 timeout=60 nodes=1 */
 /*
  * dtype_envelope — datatype decoding: MPI_Type_get_envelope and
  * MPI_Type_get_contents for every constructor mpi-lite has (contiguous,

@@ -1,4 +1,4 @@
-/* ibx-test: np=1,2,3,4 timeout=60 */
+/* ibx-test: np=1,2,3,4 timeout=60 nodes=1 */
 /*
  * dtype_errors — every way to misuse the datatype calls returns its error
  * class (under MPI_ERRORS_RETURN) instead of crashing: negative counts

@@ -1,4 +1,4 @@
-/* ibx-test: np=1,2 timeout=60 */
+/* ibx-test: np=1,2 timeout=60 nodes=1 */
 /*
  * dtype_overlap — a receive type that would write a byte twice is refused
  * with MPI_ERR_TYPE (under MPI_ERRORS_RETURN) before anything is

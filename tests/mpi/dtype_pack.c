@@ -1,4 +1,4 @@
-/* ibx-test: np=1,2,3,4 timeout=60 */
+/* ibx-test: np=1,2,3,4 timeout=60 nodes=1 */
 /*
  * dtype_pack — MPI_Pack / MPI_Unpack / MPI_Pack_size round trips (mixed
  * types in one buffer, sent as MPI_PACKED and unpacked by the receiver,

@@ -1,4 +1,4 @@
-/* ibx-test: np=1,2 timeout=30 launchers=mpilite,ompi */
+/* ibx-test: np=1,2 timeout=30 launchers=mpilite,ompi nodes=1 */
 /*
  * errcode_user — error classes and codes added by the program
  * (MPI_Add_error_class / _code / _string): numbers above MPI_ERR_LASTCODE,

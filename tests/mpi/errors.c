@@ -1,4 +1,4 @@
-/* ibx-test: np=1,2,3 timeout=60 */
+/* ibx-test: np=1,2,3 timeout=60 nodes=1 */
 /*
  * errors — every invalid argument gets its MPI error class under
  * MPI_ERRORS_RETURN (never a crash), Error_class / Error_string describe

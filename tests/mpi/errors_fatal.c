@@ -1,4 +1,4 @@
-/* ibx-test: np=1,2,3 timeout=30 expect=6 */
+/* ibx-test: np=1,2,3 timeout=30 expect=6 nodes=1 */
 /*
  * errors_fatal — under the default handler (MPI_ERRORS_ARE_FATAL) an invalid
  * rank ends the whole job with the error class as its exit status

@@ -1,4 +1,4 @@
-/* ibx-test: np=1,2,3,4 timeout=60 */
+/* ibx-test: np=1,2,3,4 timeout=60 nodes=1 */
 /*
  * info_objects — MPI_Info: set/get (value truncated to valuelen; C strings
  * taken as they are, spaces included), get_valuelen, nkeys and nthkey in

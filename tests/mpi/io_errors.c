@@ -1,4 +1,4 @@
-/* ibx-test: np=1,2 timeout=60 */
+/* ibx-test: np=1,2 timeout=60 nodes=1 */
 /*
  * io_errors — error handling of the MPI-IO calls (MPI-3.1 §13.7): files and
  * MPI_FILE_NULL default to MPI_ERRORS_RETURN; a file error handler set on

@@ -1,4 +1,4 @@
-/* ibx-test: np=1,2,3 timeout=60 */
+/* ibx-test: np=1,2,3 timeout=60 nodes=1 */
 /*
  * mutex_errors — misuse of MPIX_Mutex is reported with its error class
  * under MPI_ERRORS_RETURN, and leaves the object usable: a count below 1,

@@ -1,4 +1,4 @@
-/* ibx-test: np=1,2,3,4 timeout=90 */
+/* ibx-test: np=1,2,3,4 timeout=90 nodes=1 */
 /*
  * nbc_errors — the nonblocking collectives' errors, under
  * MPI_ERRORS_RETURN:

@@ -1,4 +1,4 @@
-/* ibx-test: np=1,2 timeout=60 */
+/* ibx-test: np=1,2 timeout=60 nodes=1 */
 /*
  * p2p_greq — generalized requests (MPI_Grequest_start, _complete): the
  * request is not complete until the program says so (MPI_Test, MPI_

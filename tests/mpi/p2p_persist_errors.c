@@ -1,4 +1,4 @@
-/* ibx-test: np=1,2 timeout=60 */
+/* ibx-test: np=1,2 timeout=60 nodes=1 */
 /*
  * p2p_persist_errors — the argument errors of the persistent-request calls
  * under MPI_ERRORS_RETURN: each MPI_*_init checks what its nonblocking twin

@@ -1,4 +1,4 @@
-/* ibx-test: np=1,2 timeout=30 */
+/* ibx-test: np=1,2 timeout=30 nodes=1 */
 /*
  * pmpi — the profiling interface: this program defines its own MPI_Send,
  * MPI_Recv and MPI_Allreduce, which count calls and forward to PMPI_*. The

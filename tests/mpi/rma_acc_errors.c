@@ -1,4 +1,4 @@
-/* ibx-test: np=1,2,3 timeout=60 */
+/* ibx-test: np=1,2,3 timeout=60 nodes=1 */
 /*
  * rma_acc_errors — the error classes of the accumulate family, through the
  * window's handler (MPI_ERRORS_RETURN):

@@ -1,4 +1,4 @@
-/* ibx-test: np=1,2,3,4 timeout=60 launchers=mpilite,ompi */
+/* ibx-test: np=1,2,3,4 timeout=60 launchers=mpilite,ompi nodes=1 */
 /*
  * rma_lock_errors — every misuse of passive-target synchronisation gets
  * its error class through the window's handler (MPI_ERRORS_RETURN) and

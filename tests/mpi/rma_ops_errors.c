@@ -1,4 +1,4 @@
-/* ibx-test: np=1,2,3 timeout=60 */
+/* ibx-test: np=1,2,3 timeout=60 nodes=1 */
 /*
  * rma_ops_errors — the error classes MPI_Put / MPI_Get / MPI_Rput / MPI_Rget
  * report through the window's handler (MPI_ERRORS_RETURN set on it):

@@ -1,4 +1,4 @@
-/* ibx-test: np=1,2,3,4 timeout=60 launchers=mpilite,ompi */
+/* ibx-test: np=1,2,3,4 timeout=60 launchers=mpilite,ompi nodes=1 */
 /*
  * rma_win_attrs — what a window carries besides its memory: its group (the
  * creating communicator's), its name (empty by default, cut at

@@ -1,4 +1,4 @@
-/* ibx-test: np=1,2,3,4 timeout=60 launchers=mpilite,ompi */
+/* ibx-test: np=1,2,3,4 timeout=60 launchers=mpilite,ompi nodes=1 */
 /*
  * rma_win_errors — window error handlers and the error classes of the window
  * calls: MPI_ERRORS_ARE_FATAL by default, MPI_ERRORS_RETURN returning the

@@ -1,4 +1,4 @@
-/* ibx-test: np=1,2 timeout=30 expect=nonzero launchers=mpilite,ompi */
+/* ibx-test: np=1,2 timeout=30 expect=nonzero launchers=mpilite,ompi nodes=1 */
 /*
  * rma_win_fatal — a window's default error handler is MPI_ERRORS_ARE_FATAL
  * (MPI-3.1 §8.3), even when MPI_COMM_WORLD returns errors: MPI_Win_attach on

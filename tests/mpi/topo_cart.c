@@ -1,4 +1,4 @@
-/* ibx-test: np=1,2,3,4,6 timeout=120 */
+/* ibx-test: np=1,2,3,4,6 timeout=120 nodes=1 */
 /*
  * topo_cart — Cartesian topologies: MPI_Dims_create (balanced factors,
  * dimensions given in advance, what cannot be), MPI_Cart_create on grids

@@ -1,4 +1,4 @@
-/* ibx-test: np=1,2,3,4,5 timeout=120 */
+/* ibx-test: np=1,2,3,4,5 timeout=120 nodes=1 */
 /*
  * topo_dist — distributed graph topologies: MPI_Dist_graph_create_adjacent
  * weighted, unweighted (MPI_UNWEIGHTED) and with no edges at all

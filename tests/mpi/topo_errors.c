@@ -1,4 +1,4 @@
-/* ibx-test: np=1,2,3,4 timeout=90 */
+/* ibx-test: np=1,2,3,4 timeout=90 nodes=1 */
 /*
  * topo_errors — the error classes of the topology functions, the
  * neighbourhood collectives and the other calls of this family, under

@@ -1,4 +1,4 @@
-/* ibx-test: np=1,2,3,4,5 timeout=120 */
+/* ibx-test: np=1,2,3,4,5 timeout=120 nodes=1 */
 /*
  * topo_graph — graph topologies (MPI_Graph_create): a ring (at one and two
  * processes its edges repeat and loop back, which MPI allows), a star, a

@@ -17,12 +17,15 @@
 #   perftest  a real ib_write_lat pair between two processes on the device
 #   rdmacm    an rping pair (librdmacm connection set-up, verified payloads)
 #   unit      every $BUILD/tests/unit/test_verbs_* and test_reg_cache* (cmocka)
-#   mpi       tests/run-tests.sh mpi with IBX_PATHS=verbs, mpilite, np 2 and 4
+#   mpi       tests/run-tests.sh mpi with IBX_PATHS=verbs, mpilite, np 4 (a
+#             program without 4: its largest count below; IBX_TEST_NPS=2,4
+#             adds the 2-rank runs, 8 minutes more)
 #   ibtest    every perftest-class ibtest command as a server/client pair,
 #             and eng_rma_lat (the engine's one-sided API) under mpilite-run
 #   twonode   two emulated nodes joined by a veth link, each with its own rxe
 #             device (link.sh): perftest across the link, then the MPI
-#             suite at 2 nodes x 2 ranks (mpilite-run --emulate-nodes)
+#             suite at 2 nodes x 2 ranks (mpilite-run --emulate-nodes), but
+#             the programs whose header says nodes=1
 #   ompi2n    ibx programs on the two nodes under Open MPI's mpirun (a
 #             hostfile of the two nodes, node-agent.sh for ssh): another
 #             launcher's per-node PMIx servers, traffic across the link
@@ -35,7 +38,7 @@
 # Environment: BUILD (default build), IBX_VERBS_PARTS (subset of PARTS,
 # space or comma separated; names written -name instead leave those parts
 # out of the whole list, e.g. "-faults"), IBX_TEST_FILTER (substring of test names),
-# IBX_TEST_NPS (rank counts for the mpi part, default 2,4), and the device
+# IBX_TEST_NPS (rank counts for the mpi part, default 4), and the device
 # overrides of lib.sh (IBX_DEVICE=name:port, IBX_GID_INDEX, IBX_VERBS_SERVER_ADDR).
 # The whole script is one { } group, which bash parses completely before
 # running any of it: a run takes minutes, and editing this file meanwhile
@@ -206,10 +209,10 @@ part_mpi() {
 		skip verbs/mpi "$BUILD/bin/mpilite-run not built"
 		return 0
 	fi
-	IBX_PATHS=verbs IBX_TEST_LAUNCHERS=mpilite IBX_TEST_NPS=${IBX_TEST_NPS:-2,4} \
+	IBX_PATHS=verbs IBX_TEST_LAUNCHERS=mpilite IBX_TEST_NPS=${IBX_TEST_NPS:-4} NPS_AT_LEAST_ONCE=1 \
 		IBX_TEST_TIMEOUT_SCALE=${IBX_TEST_TIMEOUT_SCALE:-3} \
 		run_mpi_suite mpi "$log" verbs/ \
-		"no MPI test matches np ${IBX_TEST_NPS:-2,4} and launcher mpilite"
+		"no MPI test matches np ${IBX_TEST_NPS:-4} and launcher mpilite"
 }
 
 # --- ibtest's perftest-class commands ------------------------------------------
@@ -404,7 +407,7 @@ part_twonode() {
 			fail "$name" "ib_send_lat across the link" "$log.server" "$log.client"
 		fi
 	fi
-	IBX_TEST_LAUNCH_ARGS="--emulate-nodes 2:$LINK_DEVS" IBX_TEST_LAUNCHERS=mpilite \
+	IBX_TEST_LAUNCH_ARGS="--emulate-nodes 2:$LINK_DEVS" IBX_TEST_LAUNCHERS=mpilite IBX_TEST_MULTINODE=1 \
 		IBX_TEST_NPS=${IBX_TWONODE_NPS:-4} IBX_TEST_TIMEOUT_SCALE=${IBX_TEST_TIMEOUT_SCALE:-3} \
 		run_mpi_suite twonode "$LOGDIR/run-tests-twonode.log" verbs/twonode/ \
 		"${IBX_TEST_FILTER:+no test matches IBX_TEST_FILTER=$IBX_TEST_FILTER}"
