@@ -42,7 +42,8 @@
 # launchers, e.g. "mpilite"), IBX_TEST_NPS
 # (restrict rank counts), IBX_TEST_TIMEOUT_SCALE (multiply every MPI test's
 # time limit; the Soft-RoCE lane sets it, since emulated verbs are slower),
-# IBX_ASAN_NPS, IBX_TSAN_NPS, IBX_FUZZ_SECONDS.
+# IBX_TEST_BESIDE_MULTINODE (see run_mpi), IBX_ASAN_NPS, IBX_TSAN_NPS,
+# IBX_FUZZ_SECONDS.
 set -u
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -90,21 +91,60 @@ run_unit() {
 	done
 }
 
-# header KEY FILE -> value of KEY in the ibx-test line
-header() {
-	sed -n 's/.*ibx-test:\(.*\)\*\/.*/\1/p;s/.*ibx-test:\(.*\)$/\1/p' "$2" | head -n 1 |
-		grep -o "$1=\(\"[^\"]*\"\|[^ ]*\)" | head -n 1 | sed "s/^$1=//;s/^\"//;s/\"$//"
+# header_load FILE: the keys of FILE's "ibx-test:" line into HDR (the first
+# of a key repeated wins). Bash alone, like the helpers below: under the
+# verbs lane's emulation every process started costs tens of milliseconds,
+# and the header of each program took fifty of them.
+declare -A HDR
+header_load() {
+	local l line= kv='^[[:space:]]*([A-Za-z_]+)=("([^"]*)"|([^[:space:]]*))(.*)$'
+	HDR=()
+	while IFS= read -r l || [ -n "$l" ]; do
+		[[ $l == *ibx-test:* ]] || continue
+		line=${l#*ibx-test:}
+		line=${line%%\*/*}
+		break
+	done <"$1"
+	while [[ $line =~ $kv ]]; do
+		[[ -v HDR[${BASH_REMATCH[1]}] ]] || HDR[${BASH_REMATCH[1]}]=${BASH_REMATCH[3]}${BASH_REMATCH[4]}
+		line=${BASH_REMATCH[5]}
+	done
+}
+
+# hdr KEY [DEFAULT]: the loaded header's KEY, or DEFAULT, in REPLY.
+hdr() { REPLY=${HDR[$1]:-${2:-}}; }
+
+# list_keep LIST KEEP: the items of comma list LIST that comma list KEEP
+# has, in LIST's order, in REPLY.
+list_keep() {
+	local x
+	REPLY=
+	for x in ${1//,/ }; do
+		[[ ",$2," == *",$x,"* ]] && REPLY+=${REPLY:+,}$x
+	done
+	return 0
 }
 
 # nps_nearest LIST: of the declared rank counts LIST, the largest not above
-# the largest of IBX_TEST_NPS; the first of LIST if none is.
+# the largest of IBX_TEST_NPS; the first of LIST if none is; in REPLY.
 nps_nearest() {
-	local max np best=
-	max=$(echo "${IBX_TEST_NPS:-4}" | tr , '\n' | sort -n | tail -n 1)
+	local max=0 np best= asked=${IBX_TEST_NPS:-4}
+	for np in ${asked//,/ }; do [ "$np" -gt "$max" ] && max=$np; done
 	for np in ${1//,/ }; do
 		[ "$np" -le "$max" ] && { [ -z "$best" ] || [ "$np" -gt "$best" ]; } && best=$np
 	done
-	echo "${best:-${1%%,*}}"
+	REPLY=${best:-${1%%,*}}
+}
+
+# multinode_runs: would the multi-node run (IBX_TEST_MULTINODE=1 under
+# mpilite-run, IBX_PATHS=auto, at the rank counts IBX_TEST_BESIDE_MULTINODE)
+# run the program whose header is loaded?
+multinode_runs() {
+	[ "${HDR[nodes]:-}" = 1 ] && return 1
+	[[ ",${HDR[launchers]:-mpilite,ompi}," == *,mpilite,* ]] || return 1
+	[[ ",${HDR[paths]:-auto,shm,verbs}," == *,auto,* ]] || return 1
+	list_keep "${HDR[np]:-1,2,3,4}" "$IBX_TEST_BESIDE_MULTINODE"
+	[ -n "$REPLY" ]
 }
 
 ompi_run() {
@@ -122,7 +162,9 @@ ompi_run() {
 # above the largest asked for (else its first). With IBX_TEST_MULTINODE=1
 # (runs spread over emulated nodes), a program whose header says nodes=1
 # (nothing in it depends on ranks sitting on different nodes, or a sibling
-# program covers that) is left out.
+# program covers that) is left out. With IBX_TEST_BESIDE_MULTINODE=NPS (a
+# run on one node beside a multi-node run at the rank counts NPS), the
+# programs that the multi-node run covers are left out instead.
 run_mpi() {
 	local build=${1:-$BUILD} pfx=${2:-} pattern=${4:-*}
 	local launcher=${3:-$build/bin/mpilite-run} logdir=$build/test-logs
@@ -132,21 +174,23 @@ run_mpi() {
 		[ -f "$src" ] || continue
 		base=$(basename "$src" .c)
 		prog=$build/tests/mpi/$base
-		nps=$(header np "$src"); nps=${nps:-1,2,3,4}
+		header_load "$src"
+		hdr np 1,2,3,4; nps=$REPLY
 		all_nps=$nps
 		# IBX_TEST_NPS (e.g. "2,4") keeps only those of the declared rank counts.
-		[ -n "${IBX_TEST_NPS:-}" ] && nps=$(echo "$nps" | tr , '\n' | grep -x -F -f <(echo "$IBX_TEST_NPS" | tr , '\n') | paste -sd, -)
-		[ -z "$nps" ] && [ "${NPS_AT_LEAST_ONCE:-0}" = 1 ] && nps=$(nps_nearest "$all_nps")
-		[ "${IBX_TEST_MULTINODE:-0}" = 1 ] && [ "$(header nodes "$src")" = 1 ] && continue
-		tmo=$(header timeout "$src"); tmo=${tmo:-60}
+		[ -n "${IBX_TEST_NPS:-}" ] && { list_keep "$nps" "$IBX_TEST_NPS"; nps=$REPLY; }
+		[ -z "$nps" ] && [ "${NPS_AT_LEAST_ONCE:-0}" = 1 ] && { nps_nearest "$all_nps"; nps=$REPLY; }
+		[ "${IBX_TEST_MULTINODE:-0}" = 1 ] && [ "${HDR[nodes]:-}" = 1 ] && continue
+		[ -n "${IBX_TEST_BESIDE_MULTINODE:-}" ] && multinode_runs && continue
+		hdr timeout 60; tmo=$REPLY
 		# emulated lanes (Soft-RoCE under TCG) run the same programs slower
 		tmo=$((tmo * ${IBX_TEST_TIMEOUT_SCALE:-1}))
-		launchers=$(header launchers "$src"); launchers=${launchers:-mpilite,ompi}
-		[ -n "${IBX_TEST_LAUNCHERS:-}" ] && launchers=$(echo "$launchers" | tr , '\n' | grep -x -F -f <(echo "$IBX_TEST_LAUNCHERS" | tr , '\n') | paste -sd, -)
-		expect=$(header expect "$src"); expect=${expect:-0}
-		args=$(header args "$src")
-		envs=$(header env "$src")
-		paths=$(header paths "$src"); paths=${paths:-auto,shm,verbs}
+		hdr launchers mpilite,ompi; launchers=$REPLY
+		[ -n "${IBX_TEST_LAUNCHERS:-}" ] && { list_keep "$launchers" "$IBX_TEST_LAUNCHERS"; launchers=$REPLY; }
+		hdr expect 0; expect=$REPLY
+		hdr args; args=$REPLY
+		hdr env; envs=$REPLY
+		hdr paths auto,shm,verbs; paths=$REPLY
 		for l in ${launchers//,/ }; do
 			for np in ${nps//,/ }; do
 				name=${pfx}mpi/$base/$l/np$np

@@ -100,6 +100,7 @@ static ibx_status_t eager_fast(qp_peer_t *p, const ibx_request_t *req)
 	e->signaled = sig;
 	e->last = 0;
 	e->txbuf = -1;
+	e->bytes = 0;
 	e->req = NULL;
 	if (sig) {
 		p->sq_unsig = 0;

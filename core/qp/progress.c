@@ -496,14 +496,14 @@ static bool qp_ka_outstanding(const qp_peer_t *p)
 /* A probe still unanswered long after the QP should have given up on it.
  * A NIC fails the work once its retries run out; Soft-RoCE (measured,
  * kernel 6.1) keeps work to a vanished QP, or over a link without carrier,
- * pending for ever. So the path keeps the clock: a probe that went out
- * alone fails the peer after ka_dead_ns (twice the retry budget, at least
- * 2 s); one queued behind other work, which may be a long transfer, after
- * KA_BEHIND_WORK times that. */
-#define KA_BEHIND_WORK 15
+ * pending for ever. So the path keeps the clock: a probe fails the peer
+ * after qp_ka_limit (sendq.h): ka_dead_ns, plus the time the transfers
+ * queued before it take. Small work ahead (messages, atomics, a mutex's
+ * hand-off) adds nothing: a holder unlocking towards a dead waiter learns
+ * it in 2 s, not 30. */
 static void keepalive_overdue(qp_path_t *path, qp_peer_t *p, uint64_t now)
 {
-	uint64_t limit = path->ka_dead_ns * (p->ka_alone ? 1 : KA_BEHIND_WORK);
+	uint64_t limit = qp_ka_limit(path->ka_dead_ns, p->ka_ahead);
 
 	if (now - p->ka_sent_ns < limit)
 		return;
@@ -533,12 +533,11 @@ static void keepalive_check(qp_path_t *path)
 			keepalive_overdue(path, p, now);
 			continue;
 		}
-		/* Outstanding unsignalled work does not count: nothing completes
-		 * it until a signalled WQE follows, and that is the probe; it
-		 * goes out alone unless a signalled WQE is still to complete. */
+		/* The probe is signalled: it also completes the unsignalled
+		 * work before it. Its limit counts the transfers in that work. */
 		p->ka_seq = p->sq_head;
 		p->ka_posted = true;
-		p->ka_alone = !qp_sq_signalled_outstanding(p);
+		p->ka_ahead = qp_sq_bytes_before(p, p->sq_head);
 		p->ka_sent_ns = now;
 		path->stats.keepalives++;
 		ibx_trace(QP_PEER_FMT ": silent for %llu ms: keepalive probe", QP_PEER_ARGS(p),

@@ -119,6 +119,7 @@ typedef struct qp_sqe {
 	uint8_t opcode; /* enum ibv_wr_opcode, for messages */
 	uint8_t signaled;
 	int32_t txbuf;	    /* bounce buffer index or -1 */
+	uint32_t bytes;	    /* a transfer's payload (RMA, rendezvous READ), else 0 */
 	ibx_request_t *req; /* operation's request (may be NULL) */
 	void *aux;	    /* SQE_RMA: qp_regs_t *; SQE_AMO: result slot */
 	uint64_t *result;   /* SQE_AMO: caller's result */
@@ -193,8 +194,9 @@ typedef struct qp_peer {
 	/* keepalive (progress.c): rx_done and sq_tail when the peer was last
 	 * looked at; the send-queue seq of the last probe */
 	uint16_t ka_rx_done;
-	bool ka_posted, ka_alone; /* alone: nothing else was outstanding */
+	bool ka_posted;
 	uint32_t ka_sq_tail, ka_seq;
+	uint64_t ka_ahead; /* bytes of the transfers queued before the probe */
 	uint64_t ka_sent_ns;
 	/* the latency path (channel.c: eager_fast): eager messages up to
 	 * fast_max bytes go inline through this pre-built WR, no batch */

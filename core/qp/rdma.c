@@ -175,6 +175,7 @@ static inline ibx_status_t get_bcopy_post(qp_peer_t *p, void *dst, size_t len, u
 	e->txbuf = (int32_t)b;
 	e->req = req;
 	e->last = 1;
+	e->bytes = (uint32_t)len;
 	e->result = (uint64_t *)(void *)buf;
 	ibx_qp_wr_write(&wr, &sge, 1, raddr, rkey, wr_id, e->signaled ? IBX_QP_SIGNALED : 0);
 	wr.opcode = IBV_WR_RDMA_READ;
@@ -307,6 +308,7 @@ static __attribute__((noinline)) ibx_status_t rma_start_chain(qp_peer_t *p, qp_o
 				&wr_id);
 		e->req = op->req;
 		e->last = last;
+		e->bytes = (uint32_t)bytes;
 		sig = e->signaled;
 		if (last) {
 			e->aux = op->regs;

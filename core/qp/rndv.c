@@ -338,6 +338,7 @@ static ibx_status_t read_start(qp_peer_t *p, qp_op_t *op, bool from_queue)
 		sge[i] = (struct ibv_sge){(uintptr_t)req->buf + off,
 					  (uint32_t)(last ? len - off : chunk),
 					  ibx_rcache_region_lkey(reg)};
+		e->bytes = sge[i].length;
 		ibx_qp_wr_read(&wr[i], &sge[i], 1, op->raddr + off, op->rkey, wr_id,
 			       e->signaled ? IBX_QP_SIGNALED : 0);
 		if (i)

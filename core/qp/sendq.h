@@ -120,12 +120,31 @@ static inline bool qp_sq_needs_flush(const qp_peer_t *p)
 	return p->sq_head != p->sq_tail && p->sq_last_sig != p->sq_head;
 }
 
-/* A signalled WQE is outstanding: its completion is still to come. (Only
- * unsignalled ones outstanding means the NIC may well have finished them;
- * nothing reports it until a signalled WQE follows.) */
-static inline bool qp_sq_signalled_outstanding(const qp_peer_t *p)
+/* Bytes of the transfers (RMA, rendezvous READs) outstanding before
+ * send-queue entry @seq; messages and atomics count 0. */
+static inline uint64_t qp_sq_bytes_before(const qp_peer_t *p, uint32_t seq)
 {
-	return (uint32_t)(p->sq_last_sig - 1 - p->sq_tail) < (uint32_t)(p->sq_head - p->sq_tail);
+	uint64_t n = 0;
+
+	for (uint32_t s = p->sq_tail; s != seq; s++)
+		n += p->sqe[s & p->sq_mask].bytes;
+	return n;
+}
+
+/* How long a keepalive probe with @ahead bytes of transfers queued before
+ * it may stay unanswered before the peer counts as gone (progress.c):
+ * @dead_ns, plus those bytes at QP_KA_NS_PER_BYTE (a link of 10 MB/s,
+ * slower than Soft-RoCE under emulation), at most QP_KA_MAX_FACTOR times
+ * @dead_ns. */
+#define QP_KA_NS_PER_BYTE 100
+#define QP_KA_MAX_FACTOR  15
+static inline uint64_t qp_ka_limit(uint64_t dead_ns, uint64_t ahead)
+{
+	uint64_t max = dead_ns * QP_KA_MAX_FACTOR;
+
+	if (ahead >= (max - dead_ns) / QP_KA_NS_PER_BYTE)
+		return max;
+	return dead_ns + ahead * QP_KA_NS_PER_BYTE;
 }
 
 /* Retires the oldest outstanding entry: its slot and bounce buffer come

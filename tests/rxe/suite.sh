@@ -19,7 +19,11 @@
 #   unit      every $BUILD/tests/unit/test_verbs_* and test_reg_cache* (cmocka)
 #   mpi       tests/run-tests.sh mpi with IBX_PATHS=verbs, mpilite, np 4 (a
 #             program without 4: its largest count below; IBX_TEST_NPS=2,4
-#             adds the 2-rank runs, 8 minutes more)
+#             adds the 2-rank runs), all verbs on one node: in the VM, with
+#             the twonode part to follow, only the programs that part does
+#             not run (nodes=1, no 4-rank count, not under IBX_PATHS=auto);
+#             IBX_VERBS_ONENODE=all runs every program here too (7 minutes
+#             more)
 #   ibtest    every perftest-class ibtest command as a server/client pair,
 #             and eng_rma_lat (the engine's one-sided API) under mpilite-run
 #   twonode   two emulated nodes joined by a veth link, each with its own rxe
@@ -37,7 +41,8 @@
 #             in /dev/shm and no verbs resources
 # Environment: BUILD (default build), IBX_VERBS_PARTS (subset of PARTS,
 # space or comma separated; names written -name instead leave those parts
-# out of the whole list, e.g. "-faults"), IBX_TEST_FILTER (substring of test names),
+# out of the whole list, e.g. "-faults"), IBX_VERBS_ONENODE (all: see the mpi
+# part), IBX_TEST_FILTER (substring of test names),
 # IBX_TEST_NPS (rank counts for the mpi part, default 4), and the device
 # overrides of lib.sh (IBX_DEVICE=name:port, IBX_GID_INDEX, IBX_VERBS_SERVER_ADDR).
 # The whole script is one { } group, which bash parses completely before
@@ -209,8 +214,14 @@ part_mpi() {
 		skip verbs/mpi "$BUILD/bin/mpilite-run not built"
 		return 0
 	fi
+	# What the two nodes run goes over verbs there too (between the nodes;
+	# shm inside each): here, once, the rest.
+	local beside=
+	if [ "${IBX_VERBS_ONENODE:-}" != all ] && [ "${IBX_RXE_GUEST:-0}" = 1 ] && part_selected twonode; then
+		beside=${IBX_TWONODE_NPS:-4}
+	fi
 	IBX_PATHS=verbs IBX_TEST_LAUNCHERS=mpilite IBX_TEST_NPS=${IBX_TEST_NPS:-4} NPS_AT_LEAST_ONCE=1 \
-		IBX_TEST_TIMEOUT_SCALE=${IBX_TEST_TIMEOUT_SCALE:-3} \
+		IBX_TEST_TIMEOUT_SCALE=${IBX_TEST_TIMEOUT_SCALE:-3} IBX_TEST_BESIDE_MULTINODE=$beside \
 		run_mpi_suite mpi "$log" verbs/ \
 		"no MPI test matches np ${IBX_TEST_NPS:-4} and launcher mpilite"
 }
@@ -568,6 +579,7 @@ if [ -n "$VERBS_DEV" ] && [ -z "${IBX_DEVICE:-}" ]; then
 fi
 
 parts=("${PARTS[@]}")
+part_selected() { [[ " ${parts[*]} " == *" $1 "* ]]; }
 if [ -n "${IBX_VERBS_PARTS:-}" ]; then
 	read -r -a parts <<<"${IBX_VERBS_PARTS//,/ }"
 	if [[ ${parts[0]} == -* ]]; then # "-a -b": every part but a and b

@@ -616,52 +616,62 @@ static void test_rdma_cm(void **state)
 			     IBX_OK);
 }
 
-/* The send queue's signalling accounting, which the keepalive reads to
- * tell a probe that goes out alone from one queued behind work whose
- * completion is still to come (no device needed). */
-static void test_sq_signal_accounting(void **state)
+/* The send queue's accounting (no device needed): when unsignalled WQEs
+ * need a flush, and the bytes of transfers queued before a keepalive
+ * probe, which set how long it may stay unanswered. */
+static void test_sq_accounting(void **state)
 {
+	qp_sqe_t sqe[8];
 	qp_peer_t p;
 
 	(void)state;
 	memset(&p, 0, sizeof(p));
-	assert_false(qp_sq_signalled_outstanding(&p));
+	memset(sqe, 0, sizeof(sqe));
+	p.sqe = sqe;
+	p.sq_mask = 7;
 	assert_false(qp_sq_needs_flush(&p));
 	p.sq_head = 3; /* three unsignalled WQEs: maybe finished, unreported */
-	assert_false(qp_sq_signalled_outstanding(&p));
 	assert_true(qp_sq_needs_flush(&p));
 	p.sq_head = 4; /* a signalled one follows */
 	p.sq_last_sig = 4;
-	assert_true(qp_sq_signalled_outstanding(&p));
 	assert_false(qp_sq_needs_flush(&p));
-	p.sq_tail = 4; /* it completed, retiring all four */
-	assert_false(qp_sq_signalled_outstanding(&p));
-	p.sq_head = 6; /* two more unsignalled */
-	assert_false(qp_sq_signalled_outstanding(&p));
-	/* across the wrap of the 32-bit sequence numbers */
+	/* bytes before a probe at seq 4: a message, a 1 MiB read, an atomic,
+	 * a 64 KiB write */
+	sqe[1].bytes = 1u << 20;
+	sqe[3].bytes = 65536;
+	assert_int_equal(qp_sq_bytes_before(&p, 4), (1u << 20) + 65536);
+	assert_int_equal(qp_sq_bytes_before(&p, 1), 0);
+	p.sq_tail = 2; /* the first two completed */
+	assert_int_equal(qp_sq_bytes_before(&p, 4), 65536);
+	/* across the wrap of the 32-bit sequence numbers: seqs -2, -1, 0 */
+	memset(sqe, 0, sizeof(sqe));
+	sqe[6].bytes = 100;
+	sqe[7].bytes = 20;
+	sqe[0].bytes = 3;
 	p.sq_tail = 0xfffffffeu;
-	p.sq_last_sig = 0; /* the signalled WQE was seq 0xffffffff */
 	p.sq_head = 1;
-	assert_true(qp_sq_signalled_outstanding(&p));
-	p.sq_tail = 0;
-	assert_false(qp_sq_signalled_outstanding(&p));
+	assert_int_equal(qp_sq_bytes_before(&p, 1), 123);
+	assert_int_equal(qp_sq_bytes_before(&p, 0), 120);
+	p.sq_last_sig = 0;
 	assert_true(qp_sq_needs_flush(&p));
+	/* the probe's limit: 2 s alone or behind small work, plus 100 ns a
+	 * byte, at most 15 times 2 s */
+	assert_int_equal(qp_ka_limit(2000000000ull, 0), 2000000000ull);
+	assert_int_equal(qp_ka_limit(2000000000ull, 1u << 20), 2000000000ull + 104857600ull);
+	assert_int_equal(qp_ka_limit(2000000000ull, 280000000ull), 30000000000ull);
+	assert_int_equal(qp_ka_limit(2000000000ull, 1ull << 40), 30000000000ull);
+	assert_int_equal(qp_ka_limit(2000000000ull, 279999999ull), 29999999900ull);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_device_and_connect),
-	    cmocka_unit_test(test_write_gather),
-	    cmocka_unit_test(test_read_scatter),
-	    cmocka_unit_test(test_send_recv),
-	    cmocka_unit_test(test_write_imm),
-	    cmocka_unit_test(test_atomics),
-	    cmocka_unit_test(test_list_post),
-	    cmocka_unit_test(test_bad_rkey),
-	    cmocka_unit_test(test_deregistered_buffer),
-	    cmocka_unit_test(test_rdma_cm),
-	    cmocka_unit_test(test_sq_signal_accounting),
+	    cmocka_unit_test(test_device_and_connect),	cmocka_unit_test(test_write_gather),
+	    cmocka_unit_test(test_read_scatter),	cmocka_unit_test(test_send_recv),
+	    cmocka_unit_test(test_write_imm),		cmocka_unit_test(test_atomics),
+	    cmocka_unit_test(test_list_post),		cmocka_unit_test(test_bad_rkey),
+	    cmocka_unit_test(test_deregistered_buffer), cmocka_unit_test(test_rdma_cm),
+	    cmocka_unit_test(test_sq_accounting),
 	};
 
 	return cmocka_run_group_tests_name("verbs_qp", tests, pair_setup, pair_teardown);
