@@ -1,6 +1,6 @@
 /*
  * bootstrap_modex.c — the address exchange (modex) of core/bootstrap.c's
- * header: ibx_boot_put, ibx_boot_fence and ibx_boot_get, and
+ * header: ibx_boot_put, ibx_boot_fence, ibx_boot_get(_known), and
  * ibx_boot_abort, over PMIx or, for a singleton, over a small local list
  * of what was put, so that put / fence / get behave the same as in a job
  * of one rank.
@@ -146,17 +146,38 @@ static ibx_status_t singleton_get(ibx_boot_t *boot, const char *pkey, void **dat
 	return IBX_OK;
 }
 
-ibx_status_t ibx_boot_get(ibx_boot_t *boot, int rank, const char *key, void **data_p, size_t *len_p)
+/* PMIx_Get of @rank's @pkey: within IBX_BOOT_TIMEOUT; from the local store
+ * only after a collecting fence (@optional), else asked of the server. */
+static pmix_status_t pmix_get(ibx_boot_t *boot, int rank, const char *pkey, bool optional, int tmo,
+			      pmix_value_t **val_p)
 {
-	char pkey[PMIX_MAX_KEYLEN + 1];
 	pmix_info_t info[2];
 	size_t ninfo = 0;
 	pmix_proc_t proc;
+	pmix_status_t rc;
+	bool yes = true;
+
+	PMIX_INFO_LOAD(&info[ninfo], PMIX_TIMEOUT, &tmo, PMIX_INT);
+	ninfo++;
+	if (optional) {
+		PMIX_INFO_LOAD(&info[ninfo], PMIX_OPTIONAL, &yes, PMIX_BOOL);
+		ninfo++;
+	}
+	PMIX_LOAD_PROCID(&proc, boot->me.nspace, (pmix_rank_t)rank);
+	rc = PMIx_Get(&proc, pkey, info, ninfo, val_p);
+	for (size_t i = 0; i < ninfo; i++)
+		PMIX_INFO_DESTRUCT(&info[i]);
+	return rc;
+}
+
+static ibx_status_t boot_get(ibx_boot_t *boot, int rank, const char *key, bool known, void **data_p,
+			     size_t *len_p)
+{
+	char pkey[PMIX_MAX_KEYLEN + 1];
 	pmix_value_t *val = NULL;
 	pmix_status_t rc;
 	ibx_status_t ret;
 	int tmo;
-	bool yes = true;
 	void *copy;
 
 	if (!boot || !data_p || !len_p || rank < 0 || rank >= boot->size)
@@ -168,16 +189,14 @@ ibx_status_t ibx_boot_get(ibx_boot_t *boot, int rank, const char *key, void **da
 		return singleton_get(boot, pkey, data_p, len_p);
 
 	tmo = boot_timeout_s();
-	PMIX_INFO_LOAD(&info[ninfo], PMIX_TIMEOUT, &tmo, PMIX_INT);
-	ninfo++;
-	if (boot->collected) {
-		PMIX_INFO_LOAD(&info[ninfo], PMIX_OPTIONAL, &yes, PMIX_BOOL);
-		ninfo++;
+	rc = pmix_get(boot, rank, pkey, boot->collected, tmo, &val);
+	if (rc == PMIX_ERR_NOT_FOUND && boot->collected && known) {
+		/* PMIx's hash store: the server holds node-local peers' data */
+		ibx_debug("bootstrap key %s of rank %d is not in the local store: asking the "
+			  "PMIx server",
+			  pkey, rank);
+		rc = pmix_get(boot, rank, pkey, false, tmo, &val);
 	}
-	PMIX_LOAD_PROCID(&proc, boot->me.nspace, (pmix_rank_t)rank);
-	rc = PMIx_Get(&proc, pkey, info, ninfo, &val);
-	for (size_t i = 0; i < ninfo; i++)
-		PMIX_INFO_DESTRUCT(&info[i]);
 
 	switch (rc) {
 	case PMIX_SUCCESS: break;
@@ -214,6 +233,17 @@ out_release:
 	if (val)
 		PMIX_VALUE_RELEASE(val);
 	return ret;
+}
+
+ibx_status_t ibx_boot_get(ibx_boot_t *boot, int rank, const char *key, void **data_p, size_t *len_p)
+{
+	return boot_get(boot, rank, key, false, data_p, len_p);
+}
+
+ibx_status_t ibx_boot_get_known(ibx_boot_t *boot, int rank, const char *key, void **data_p,
+				size_t *len_p)
+{
+	return boot_get(boot, rank, key, true, data_p, len_p);
 }
 
 ibx_status_t ibx_boot_abort(ibx_boot_t *boot, int code, const char *msg)

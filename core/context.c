@@ -195,12 +195,17 @@ out:
  */
 #define CPUS_BOOT_KEY "ibx.cpus"
 
+/* Every node-local rank puts the key (empty when its mask is unknown), so
+ * that the others may read it as a known key. */
 static void publish_cpus(ibx_ctx_t *ctx)
 {
 	cpu_set_t set;
+	bool ok;
 
-	if (ctx->local_size > 1 && sched_getaffinity(0, sizeof(set), &set) == 0)
-		(void)ibx_boot_put(ctx->boot, CPUS_BOOT_KEY, &set, sizeof(set));
+	if (ctx->local_size <= 1)
+		return;
+	ok = sched_getaffinity(0, sizeof(set), &set) == 0;
+	(void)ibx_boot_put(ctx->boot, CPUS_BOOT_KEY, &set, ok ? sizeof(set) : 0);
 }
 
 /* CPUs the node-local ranks may run on together; 0 when unknown. */
@@ -216,10 +221,13 @@ static int local_cpu_union(ibx_ctx_t *ctx)
 
 		if (r == ctx->rank)
 			continue;
-		if (ibx_boot_get(ctx->boot, r, CPUS_BOOT_KEY, (void **)&set, &len) != IBX_OK)
-			return CPU_COUNT(&all); /* a peer did not say: our own view */
-		if (len == sizeof(*set))
-			CPU_OR(&all, &all, set);
+		if (ibx_boot_get_known(ctx->boot, r, CPUS_BOOT_KEY, (void **)&set, &len) != IBX_OK)
+			return CPU_COUNT(&all); /* no word from a peer: our own view */
+		if (len != sizeof(*set)) {
+			free(set);
+			return CPU_COUNT(&all); /* a peer did not know */
+		}
+		CPU_OR(&all, &all, set);
 		free(set);
 	}
 	return CPU_COUNT(&all);

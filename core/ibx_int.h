@@ -100,9 +100,17 @@ const char *ibx_boot_job_id(const ibx_boot_t *boot);
 /* Modex: publish a blob under @key, then ibx_boot_fence(), then get peers'. */
 ibx_status_t ibx_boot_put(ibx_boot_t *boot, const char *key, const void *data, size_t len);
 ibx_status_t ibx_boot_fence(ibx_boot_t *boot, bool collect);
-/* *data_p is malloc'ed; caller frees. */
+/* *data_p is malloc'ed; caller frees. A key the peer may not have put:
+ * absent is IBX_ERR_NOT_FOUND, at once after a collecting fence (where,
+ * under PMIx's hash store, a node-local peer's key reads as absent too). */
 ibx_status_t ibx_boot_get(ibx_boot_t *boot, int rank, const char *key, void **data_p,
 			  size_t *len_p);
+/* The same for a key every peer put before the last fence (its absence is
+ * an error): one the local store lacks after a collecting fence is asked of
+ * the PMIx server, which holds node-local peers' data under PMIx's "hash"
+ * store; absent, it waits IBX_BOOT_TIMEOUT. */
+ibx_status_t ibx_boot_get_known(ibx_boot_t *boot, int rank, const char *key, void **data_p,
+				size_t *len_p);
 ibx_status_t ibx_boot_abort(ibx_boot_t *boot, int code, const char *msg);
 /* Peers the launcher reported gone: a counter that moves with each report
  * (read it relaxed, cheaply, on idle passes), and the report about @rank

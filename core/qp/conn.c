@@ -437,7 +437,7 @@ static ibx_status_t peer_connect(qp_path_t *path, qp_peer_t *p)
 	size_t len = 0;
 	ibx_status_t st;
 
-	st = ibx_boot_get(ctx->boot, p->rank, BOOT_KEY, &data, &len);
+	st = ibx_boot_get_known(ctx->boot, p->rank, BOOT_KEY, &data, &len);
 	if (st != IBX_OK) {
 		ibx_error("peer %d: no verbs address record (%s)", p->rank, ibx_status_str(st));
 		return st;

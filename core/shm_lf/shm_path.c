@@ -317,7 +317,7 @@ static ibx_status_t connect_peer(shm_state_t *st, int i)
 	ibx_status_t ret;
 	int idx;
 
-	ret = ibx_boot_get(ctx->boot, p->rank, SHM_BOOT_KEY, (void **)&info, &len);
+	ret = ibx_boot_get_known(ctx->boot, p->rank, SHM_BOOT_KEY, (void **)&info, &len);
 	if (ret != IBX_OK) {
 		ibx_error("shm: no segment address from rank %d: %s", p->rank, ibx_status_str(ret));
 		return ret;

@@ -161,7 +161,9 @@ static int exchange(ibx_boot_t *boot, int round, bool collect)
 		void *data = NULL;
 		size_t got = 0, wlen = blob_make(p, round, job, want, sizeof(want));
 
-		st = ibx_boot_get(boot, p, key, &data, &got);
+		/* every rank put it: a known key (asked of the server when PMIx's
+		 * hash store left it there) */
+		st = ibx_boot_get_known(boot, p, key, &data, &got);
 		if (st != IBX_OK) {
 			printf("rank %d: get %s of rank %d failed: %s\n", rank, key, p,
 			       ibx_status_str(st));
@@ -177,7 +179,7 @@ static int exchange(ibx_boot_t *boot, int round, bool collect)
 		if (round != 1)
 			continue;
 		data = NULL;
-		st = ibx_boot_get(boot, p, "empty", &data, &got);
+		st = ibx_boot_get_known(boot, p, "empty", &data, &got);
 		if (st != IBX_OK || got != 0) {
 			printf("rank %d: empty key of rank %d: %s, %zu bytes\n", rank, p,
 			       ibx_status_str(st), got);

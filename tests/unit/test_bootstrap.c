@@ -159,6 +159,15 @@ static void test_singleton_modex(void **state)
 	assert_int_equal(len, 0);
 	free(data);
 
+	/* a known key reads the same; a singleton has no server to wait for */
+	data = NULL;
+	assert_int_equal(ibx_boot_get_known(boot, 0, "addr", &data, &len), IBX_OK);
+	assert_int_equal(len, sizeof(second));
+	assert_memory_equal(data, second, sizeof(second));
+	free(data);
+	assert_int_equal(ibx_boot_get_known(boot, 0, "never-put", &data, &len), IBX_ERR_NOT_FOUND);
+	assert_int_equal(ibx_boot_get_known(boot, 1, "addr", &data, &len), IBX_ERR_INVALID_PARAM);
+
 	/* missing keys and bad ranks fail without touching the outputs */
 	data = (void *)0x1;
 	len = 7;
