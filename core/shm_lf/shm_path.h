@@ -148,6 +148,8 @@ void ibx_shm_cma_rx_drop(shm_peer_t *p, ibx_request_t *req);
 ibx_status_t ibx_shm_rndv_packet(shm_state_t *st, shm_peer_t *p, ibx_shm_slot_t *h);
 /* Drains, then fills, the pipes of matched rendezvous. */
 int ibx_shm_rndv_pipe_work(shm_state_t *st, shm_peer_t *p);
+/* Drains only (what the peer pushed into our pipe). */
+int ibx_shm_rndv_pipe_rx_work(shm_state_t *st, shm_peer_t *p);
 
 /* ---- shm_liveness.c: lost peers -------------------------------------------- */
 

@@ -582,6 +582,11 @@ ibx_status_t ibx_shm_rndv_packet(shm_state_t *st, shm_peer_t *p, ibx_shm_slot_t 
 	return IBX_ERR_CORRUPT;
 }
 
+int ibx_shm_rndv_pipe_rx_work(shm_state_t *st, shm_peer_t *p)
+{
+	return ibx_list_empty(&p->pipe_rx) ? 0 : pipe_rx_work(st, p);
+}
+
 int ibx_shm_rndv_pipe_work(shm_state_t *st, shm_peer_t *p)
 {
 	int n = 0;
