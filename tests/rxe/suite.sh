@@ -22,7 +22,7 @@
 #             adds the 2-rank runs), all verbs on one node: in the VM, with
 #             the twonode part to follow, only the programs that part does
 #             not run (nodes=1, no 4-rank count, not under IBX_PATHS=auto);
-#             IBX_VERBS_ONENODE=all runs every program here too (7 minutes
+#             IBX_VERBS_ONENODE=all runs every program here too (4 minutes
 #             more)
 #   ibtest    every perftest-class ibtest command as a server/client pair,
 #             and eng_rma_lat (the engine's one-sided API) under mpilite-run
