@@ -624,7 +624,10 @@ typedef struct mpil_request {
 	struct mpil_greq *greq; /* MPIL_REQ_GREQ: its callbacks (greq.c) */
 } mpil_request_t;
 
-/* NULL when out of memory. The request is zeroed but for its magic. */
+/* NULL when out of memory. Only the common fields are reset (magic, flags,
+ * tmpbuf, ubuf, dtype, next, persist, the engine request's completed flag
+ * and callback): each kind sets the fields of its own, the parts and the
+ * generalized request's callbacks included. */
 mpil_request_t *mpil_req_alloc(void);
 /* Drops what the request holds (tmpbuf; with MPIL_REQF_HOLDS its comm and
  * dtype references) and returns it to the pool. */
