@@ -589,10 +589,8 @@ int ibx_shm_rndv_pipe_rx_work(shm_state_t *st, shm_peer_t *p)
 
 int ibx_shm_rndv_pipe_work(shm_state_t *st, shm_peer_t *p)
 {
-	int n = 0;
+	int n = ibx_shm_rndv_pipe_rx_work(st, p);
 
-	if (!ibx_list_empty(&p->pipe_rx))
-		n += pipe_rx_work(st, p);
 	if (!ibx_list_empty(&p->pipe_tx))
 		n += pipe_tx_work(p);
 	return n;
